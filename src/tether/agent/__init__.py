@@ -1,0 +1,82 @@
+"""Layer 2 — execute. The agent loop, the tool pipeline and the stateful :class:`Agent`.
+
+Knows tools only as :class:`AgentTool`; no UI, no files. A tool call travels a fixed pipeline
+(prepare → validate → before-hook → execute → after-hook) and, whatever happens on the way, ends
+as exactly one :class:`~tether.ai.ToolResultMessage`.
+"""
+
+from tether.ai import AbortController, AbortError, AbortSignal
+
+from ._agent import Agent, AgentState, Listener
+from ._errors import AgentBusyError, ToolError
+from ._event_stream import AgentEventStream
+from ._loop import agent_loop, agent_loop_continue, default_convert_to_llm
+from ._tool_decorator import tool
+from ._types import (
+    AfterToolCallContext,
+    AfterToolCallHook,
+    AfterToolCallResult,
+    AgentContext,
+    AgentEnd,
+    AgentEvent,
+    AgentLoopConfig,
+    AgentMessage,
+    AgentStart,
+    AgentTool,
+    AgentToolResult,
+    BeforeToolCallContext,
+    BeforeToolCallHook,
+    BeforeToolCallResult,
+    ExecutionMode,
+    MessageEnd,
+    MessageStart,
+    MessageUpdate,
+    ToolExecute,
+    ToolExecutionEnd,
+    ToolExecutionStart,
+    ToolExecutionUpdate,
+    TurnEnd,
+    TurnStart,
+    UpdateCallback,
+)
+
+__all__ = [
+    "AbortController",
+    "AbortError",
+    "AbortSignal",
+    "AfterToolCallContext",
+    "AfterToolCallHook",
+    "AfterToolCallResult",
+    "Agent",
+    "AgentBusyError",
+    "AgentContext",
+    "AgentEnd",
+    "AgentEvent",
+    "AgentEventStream",
+    "AgentLoopConfig",
+    "AgentMessage",
+    "AgentStart",
+    "AgentState",
+    "AgentTool",
+    "AgentToolResult",
+    "BeforeToolCallContext",
+    "BeforeToolCallHook",
+    "BeforeToolCallResult",
+    "ExecutionMode",
+    "Listener",
+    "MessageEnd",
+    "MessageStart",
+    "MessageUpdate",
+    "ToolError",
+    "ToolExecute",
+    "ToolExecutionEnd",
+    "ToolExecutionStart",
+    "ToolExecutionUpdate",
+    "TurnEnd",
+    "TurnStart",
+    "UpdateCallback",
+    "agent_loop",
+    "agent_loop_continue",
+    "default_convert_to_llm",
+    "tool",
+]

@@ -1,0 +1,215 @@
+"""``Agent``: a stateful front for the loop — a transcript, a tool set, queues and listeners."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import inspect
+import logging
+from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from tether.ai import AbortController, AssistantMessage, Model, StreamFn, UserMessage
+
+from ._errors import AgentBusyError
+from ._event_stream import AgentEventStream
+from ._loop import agent_loop, agent_loop_continue
+from ._types import (
+    AgentContext,
+    AgentEnd,
+    AgentEvent,
+    AgentLoopConfig,
+    AgentMessage,
+    AgentTool,
+    MessageEnd,
+    MessageStart,
+    MessageUpdate,
+    ToolExecutionEnd,
+    ToolExecutionStart,
+)
+
+__all__ = ["Agent", "AgentState", "Listener"]
+
+_log = logging.getLogger("tether.agent")
+
+Listener = Callable[[AgentEvent], Awaitable[None] | None]
+
+_LOOP_OPTIONS = frozenset(f.name for f in dataclasses.fields(AgentLoopConfig)) - {
+    "model",
+    "stream_fn",
+    "get_steering_messages",
+    "get_follow_up_messages",
+}
+
+
+@dataclass(slots=True)
+class AgentState:
+    system_prompt: str
+    model: Model
+    tools: list[AgentTool]
+    messages: list[AgentMessage] = field(default_factory=list)
+    is_running: bool = False
+    stream_message: AssistantMessage | None = None
+    """The assistant message being streamed right now, if any."""
+    pending_tool_calls: set[str] = field(default_factory=set)
+    error: str | None = None
+    """The error message of the last run's final assistant message, if it failed."""
+
+
+class Agent:
+    """Runs prompts through the agent loop and keeps the transcript between them.
+
+    ``loop_options`` are :class:`AgentLoopConfig` fields (``before_tool_call``,
+    ``tool_execution``, ``convert_to_llm`` ...). One run at a time: while a run is active, use
+    :meth:`steer` (delivered after the current tool batch) or :meth:`follow_up` (delivered when
+    the run would otherwise stop). Listeners are awaited in subscription order for every event; a
+    failing listener is logged and skipped, never allowed to break the run.
+    """
+
+    def __init__(
+        self,
+        *,
+        model: Model,
+        stream_fn: StreamFn,
+        system_prompt: str = "",
+        tools: Iterable[AgentTool] = (),
+        messages: Iterable[AgentMessage] = (),
+        **loop_options: Any,
+    ) -> None:
+        unknown = set(loop_options) - _LOOP_OPTIONS
+        if unknown:
+            raise TypeError(
+                f"Unknown Agent option(s): {', '.join(sorted(unknown))}. "
+                f"Valid loop options: {', '.join(sorted(_LOOP_OPTIONS))}."
+            )
+        self.state = AgentState(system_prompt, model, list(tools), list(messages))
+        self.stream_fn = stream_fn
+        self.loop_options = loop_options
+        self._listeners: list[Listener] = []
+        self._steering: list[AgentMessage] = []
+        self._follow_ups: list[AgentMessage] = []
+        self._controller: AbortController | None = None
+        self._idle: asyncio.Future[None] | None = None
+
+    async def prompt(self, message: str | AgentMessage) -> list[AgentMessage]:
+        """Run one prompt to completion; returns the messages the run added."""
+        self._ensure_idle("prompt")
+        prompt = UserMessage(message) if isinstance(message, str) else message
+        return await self._run(
+            lambda context, config, signal: agent_loop([prompt], context, config, signal)
+        )
+
+    async def resume(self) -> list[AgentMessage]:
+        """Continue from the transcript as it is (e.g. after an error)."""
+        self._ensure_idle("resume")
+        return await self._run(agent_loop_continue)
+
+    def steer(self, message: str | AgentMessage) -> None:
+        """Queue a message for the model, delivered after the current tool batch finishes."""
+        self._steering.append(UserMessage(message) if isinstance(message, str) else message)
+
+    def follow_up(self, message: str | AgentMessage) -> None:
+        """Queue a message delivered once the current run would otherwise stop."""
+        self._follow_ups.append(UserMessage(message) if isinstance(message, str) else message)
+
+    def abort(self, reason: Any = None) -> None:
+        """Abort the active run, if any; every pending tool call still gets a result."""
+        if self._controller is not None:
+            self._controller.abort(reason)
+
+    async def wait_for_idle(self) -> None:
+        """Return once no run is active."""
+        if self._idle is not None and not self._idle.done():
+            await asyncio.shield(self._idle)
+
+    def subscribe(self, listener: Listener) -> Callable[[], None]:
+        """Call ``listener(event)`` for every event; returns a function that unsubscribes."""
+        self._listeners.append(listener)
+
+        def unsubscribe() -> None:
+            if listener in self._listeners:
+                self._listeners.remove(listener)
+
+        return unsubscribe
+
+    def set_tools(self, tools: Iterable[AgentTool]) -> None:
+        """Replace the tool set; it applies from the next run on."""
+        self.state.tools = list(tools)
+
+    def clear_queues(self) -> None:
+        self._steering.clear()
+        self._follow_ups.clear()
+
+    def _ensure_idle(self, action: str) -> None:
+        if self.state.is_running:
+            raise AgentBusyError(
+                f"Cannot {action}: the agent is already running. Use agent.steer(message) to "
+                "redirect the current run, or agent.follow_up(message) to queue work for after "
+                "it; or await agent.wait_for_idle() first."
+            )
+
+    async def _run(
+        self,
+        start: Callable[[AgentContext, AgentLoopConfig, Any], AgentEventStream],
+    ) -> list[AgentMessage]:
+        state = self.state
+        state.is_running = True
+        state.error = None
+        self._controller = controller = AbortController()
+        self._idle = asyncio.get_running_loop().create_future()
+        try:
+            config = AgentLoopConfig(
+                model=state.model,
+                stream_fn=self.stream_fn,
+                get_steering_messages=self._take_steering,
+                get_follow_up_messages=self._take_follow_ups,
+                **self.loop_options,
+            )
+            context = AgentContext(state.system_prompt, list(state.messages), list(state.tools))
+            stream = start(context, config, controller.signal)
+            async for event in stream:
+                self._apply(event)
+                await self._notify(event)
+            return await stream.result()
+        finally:
+            state.is_running = False
+            state.stream_message = None
+            state.pending_tool_calls.clear()
+            self._controller = None
+            if not self._idle.done():
+                self._idle.set_result(None)
+
+    async def _take_steering(self) -> list[AgentMessage]:
+        taken, self._steering = self._steering, []
+        return taken
+
+    async def _take_follow_ups(self) -> list[AgentMessage]:
+        taken, self._follow_ups = self._follow_ups, []
+        return taken
+
+    def _apply(self, event: AgentEvent) -> None:
+        state = self.state
+        if isinstance(event, MessageStart | MessageUpdate):
+            if isinstance(event.message, AssistantMessage):
+                state.stream_message = event.message
+        elif isinstance(event, MessageEnd):
+            state.stream_message = None
+            state.messages.append(event.message)
+        elif isinstance(event, ToolExecutionStart):
+            state.pending_tool_calls.add(event.tool_call_id)
+        elif isinstance(event, ToolExecutionEnd):
+            state.pending_tool_calls.discard(event.tool_call_id)
+        elif isinstance(event, AgentEnd):
+            last = event.messages[-1] if event.messages else None
+            if isinstance(last, AssistantMessage) and last.stop_reason in ("error", "aborted"):
+                state.error = last.error_message
+
+    async def _notify(self, event: AgentEvent) -> None:
+        for listener in list(self._listeners):
+            try:
+                outcome = listener(event)
+                if inspect.isawaitable(outcome):
+                    await outcome
+            except Exception:
+                _log.exception("agent listener %r failed on %s", listener, event.type)

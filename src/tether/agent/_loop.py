@@ -1,0 +1,233 @@
+"""The agent loop: stream an assistant message, run its tool calls, repeat.
+
+Outer loop: follow-up messages. Inner loop: turns, while the last assistant message asked for tools
+or steering messages are queued. Everything a model, a tool or a hook does ends as a message in
+the transcript; the loop itself never raises for them.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Sequence
+
+from tether.ai import (
+    AbortSignal,
+    AssistantMessage,
+    Context,
+    Message,
+    StreamOptions,
+    Tool,
+    ToolCall,
+    ToolResultMessage,
+    UserMessage,
+)
+from tether.ai._validation import parameters_schema
+
+from ._event_stream import AgentEventStream, Emit
+from ._pipeline import describe_error, execute_tool_calls, refuse_tool_calls
+from ._types import (
+    AgentContext,
+    AgentEnd,
+    AgentLoopConfig,
+    AgentMessage,
+    AgentStart,
+    AgentTool,
+    MessageEnd,
+    MessageStart,
+    MessageUpdate,
+    TurnEnd,
+    TurnStart,
+)
+
+__all__ = ["agent_loop", "agent_loop_continue", "default_convert_to_llm"]
+
+TRUNCATED_CALL = (
+    "Tool call not executed: the response was cut off at the output token limit "
+    '(stop reason "length"), so its arguments may be truncated. '
+    "Re-issue the complete call, splitting large content across several calls if needed."
+)
+
+
+def agent_loop(
+    prompts: Sequence[AgentMessage],
+    context: AgentContext,
+    config: AgentLoopConfig,
+    signal: AbortSignal | None = None,
+) -> AgentEventStream:
+    """Start a run with ``prompts`` appended to ``context`` (which is not modified)."""
+    prompts = list(prompts)
+
+    async def run(emit: Emit) -> list[AgentMessage]:
+        current = AgentContext(
+            context.system_prompt, [*context.messages, *prompts], list(context.tools)
+        )
+        new_messages: list[AgentMessage] = list(prompts)
+        emit(AgentStart())
+        emit(TurnStart())
+        for prompt in prompts:
+            emit(MessageStart(prompt))
+            emit(MessageEnd(prompt))
+        await _run(current, new_messages, config, signal or AbortSignal(), emit)
+        return new_messages
+
+    return AgentEventStream(run)
+
+
+def agent_loop_continue(
+    context: AgentContext,
+    config: AgentLoopConfig,
+    signal: AbortSignal | None = None,
+) -> AgentEventStream:
+    """Resume from ``context`` as it is (e.g. after an error or with a queued tool result).
+
+    Raises ``ValueError`` at once when there is nothing to continue from: no messages, or a
+    transcript that ends with an assistant message.
+    """
+    if not context.messages:
+        raise ValueError("Cannot continue: the context has no messages.")
+    if isinstance(context.messages[-1], AssistantMessage):
+        raise ValueError(
+            "Cannot continue from an assistant message: add a user message or tool result first."
+        )
+
+    async def run(emit: Emit) -> list[AgentMessage]:
+        current = AgentContext(context.system_prompt, list(context.messages), list(context.tools))
+        new_messages: list[AgentMessage] = []
+        emit(AgentStart())
+        emit(TurnStart())
+        await _run(current, new_messages, config, signal or AbortSignal(), emit)
+        return new_messages
+
+    return AgentEventStream(run)
+
+
+async def _run(
+    context: AgentContext,
+    new_messages: list[AgentMessage],
+    config: AgentLoopConfig,
+    signal: AbortSignal,
+    emit: Emit,
+) -> None:
+    first_turn = True
+    pending = await _poll(config.get_steering_messages)
+    while True:
+        wants_tools = True
+        while wants_tools or pending:
+            if first_turn:
+                first_turn = False
+            else:
+                emit(TurnStart())
+            for message in pending:
+                emit(MessageStart(message))
+                emit(MessageEnd(message))
+                context.messages.append(message)
+                new_messages.append(message)
+            pending = []
+
+            tools_shown = list(context.tools)
+            message = await _stream_assistant_message(context, tools_shown, config, signal, emit)
+            new_messages.append(message)
+            if message.stop_reason in ("error", "aborted"):
+                emit(TurnEnd(message, []))
+                emit(AgentEnd(new_messages))
+                return
+
+            tool_calls = message.tool_calls()
+            wants_tools = bool(tool_calls)
+            results: list[ToolResultMessage] = []
+            if tool_calls:
+                if message.stop_reason == "length":
+                    outcome = refuse_tool_calls(tool_calls, TRUNCATED_CALL, emit)
+                else:
+                    outcome = await execute_tool_calls(
+                        message, tool_calls, tools_shown, context, config, signal, emit
+                    )
+                results = outcome.results
+                context.messages.extend(results)
+                new_messages.extend(results)
+                wants_tools = not outcome.terminate
+            emit(TurnEnd(message, results))
+            if signal.aborted:
+                emit(AgentEnd(new_messages))
+                return
+            pending = await _poll(config.get_steering_messages)
+
+        pending = await _poll(config.get_follow_up_messages)
+        if not pending:
+            break
+    emit(AgentEnd(new_messages))
+
+
+async def _poll(source: object) -> list[AgentMessage]:
+    if source is None:
+        return []
+    messages = await source()  # type: ignore[operator]
+    return list(messages or [])
+
+
+def default_convert_to_llm(messages: list[AgentMessage]) -> list[Message]:
+    """Keep the messages a model understands; drop application-only entries."""
+    return [
+        m for m in messages if isinstance(m, UserMessage | AssistantMessage | ToolResultMessage)
+    ]
+
+
+def model_facing_tool(tool: AgentTool) -> Tool:
+    return Tool(tool.name, tool.description, parameters_schema(tool.parameters))
+
+
+async def _stream_assistant_message(
+    context: AgentContext,
+    tools_shown: list[AgentTool],
+    config: AgentLoopConfig,
+    signal: AbortSignal,
+    emit: Emit,
+) -> AssistantMessage:
+    """Stream one response into ``context.messages``; any failure becomes an error message."""
+    partial: AssistantMessage | None = None
+    try:
+        messages = context.messages
+        if config.transform_context is not None:
+            messages = await config.transform_context(messages, signal)
+        convert = config.convert_to_llm or default_convert_to_llm
+        llm_messages = convert(messages)
+        if inspect.isawaitable(llm_messages):
+            llm_messages = await llm_messages
+        request = Context(
+            context.system_prompt, list(llm_messages), [model_facing_tool(t) for t in tools_shown]
+        )
+        options = StreamOptions(signal=signal, api_key=config.api_key)
+        async for event in config.stream_fn(config.model, request, options):
+            kind = event.type
+            if kind in ("done", "error"):
+                final = event.message  # type: ignore[union-attr]
+                if partial is None:
+                    context.messages.append(final)
+                    emit(MessageStart(final))
+                else:
+                    context.messages[-1] = final
+                emit(MessageEnd(final))
+                return final
+            if partial is None:
+                partial = event.partial
+                context.messages.append(partial)
+                emit(MessageStart(partial))
+                if kind == "start":
+                    continue
+            emit(MessageUpdate(event.partial, event))
+        raise RuntimeError("the stream ended without a done or error event")
+    except Exception as exc:
+        final = AssistantMessage(
+            content=[b for b in partial.content if not isinstance(b, ToolCall)] if partial else [],
+            stop_reason="aborted" if signal.aborted else "error",
+            model=config.model.id,
+            provider=config.model.provider,
+            error_message=f"Model request failed: {describe_error(exc)}",
+        )
+        if partial is None:
+            context.messages.append(final)
+            emit(MessageStart(final))
+        else:
+            context.messages[-1] = final
+        emit(MessageEnd(final))
+        return final

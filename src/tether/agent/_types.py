@@ -1,0 +1,253 @@
+"""The vocabulary of layer 2: executable tools, their results, hook contracts, loop events."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal, TypeAlias
+
+import pydantic
+
+from tether.ai import (
+    AbortSignal,
+    AssistantMessage,
+    AssistantMessageEvent,
+    ImageContent,
+    Message,
+    Model,
+    StreamFn,
+    TextContent,
+    ToolCall,
+    ToolResultMessage,
+)
+
+__all__ = [
+    "AfterToolCallContext",
+    "AfterToolCallHook",
+    "AfterToolCallResult",
+    "AgentContext",
+    "AgentEnd",
+    "AgentEvent",
+    "AgentLoopConfig",
+    "AgentMessage",
+    "AgentStart",
+    "AgentTool",
+    "AgentToolResult",
+    "BeforeToolCallContext",
+    "BeforeToolCallHook",
+    "BeforeToolCallResult",
+    "ExecutionMode",
+    "MessageEnd",
+    "MessageStart",
+    "MessageUpdate",
+    "ToolExecute",
+    "ToolExecutionEnd",
+    "ToolExecutionStart",
+    "ToolExecutionUpdate",
+    "TurnEnd",
+    "TurnStart",
+    "UpdateCallback",
+]
+
+ExecutionMode: TypeAlias = Literal["parallel", "sequential"]
+
+AgentMessage: TypeAlias = Message | Any
+"""A transcript entry: an LLM message, or an application message that ``convert_to_llm`` maps."""
+
+
+@dataclass(slots=True)
+class AgentToolResult:
+    """What a tool produced. ``terminate`` asks the loop to stop after this batch (it does when
+    every result of the batch asks); ``added_tool_names`` activates tools from here on."""
+
+    content: list[TextContent | ImageContent]
+    details: Any = None
+    terminate: bool = False
+    added_tool_names: list[str] | None = None
+
+
+UpdateCallback: TypeAlias = Callable[[AgentToolResult], None]
+ToolExecute: TypeAlias = Callable[
+    [str, Any, AbortSignal, UpdateCallback | None], Awaitable[AgentToolResult | str]
+]
+
+
+@dataclass(slots=True)
+class AgentTool:
+    """A tool the loop can run: the model-facing name, description and parameters, plus code.
+
+    ``parameters`` is a JSON-Schema dict, or a pydantic model class whose instances the tool then
+    receives. ``execute(tool_call_id, params, signal, on_update)`` returns a result or a plain
+    string, and signals failure by raising. ``metadata`` is never sent to a model; upper layers
+    keep their facts there (governance, rendering).
+    """
+
+    name: str
+    label: str
+    description: str
+    parameters: dict[str, Any] | type[pydantic.BaseModel]
+    execute: ToolExecute
+    prepare_arguments: Callable[[Any], Any] | None = None
+    execution_mode: ExecutionMode | None = None
+    metadata: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(slots=True)
+class AgentContext:
+    system_prompt: str
+    messages: list[AgentMessage]
+    tools: list[AgentTool] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class BeforeToolCallContext:
+    assistant_message: AssistantMessage
+    tool_call: ToolCall
+    """The raw block as the model sent it."""
+    args: Any
+    """The prepared and validated arguments the tool would receive."""
+    context: AgentContext
+
+
+@dataclass(slots=True)
+class BeforeToolCallResult:
+    block: bool = False
+    reason: str | None = None
+    terminate: bool = False
+
+
+@dataclass(slots=True)
+class AfterToolCallContext:
+    assistant_message: AssistantMessage
+    tool_call: ToolCall
+    args: Any
+    result: AgentToolResult
+    is_error: bool
+    context: AgentContext
+
+
+@dataclass(slots=True)
+class AfterToolCallResult:
+    """Each field that is not ``None`` replaces that field of the result; the rest is kept."""
+
+    content: list[TextContent | ImageContent] | None = None
+    details: Any = None
+    is_error: bool | None = None
+    terminate: bool | None = None
+
+
+BeforeToolCallHook: TypeAlias = Callable[
+    [BeforeToolCallContext, AbortSignal], Awaitable[BeforeToolCallResult | None]
+]
+AfterToolCallHook: TypeAlias = Callable[
+    [AfterToolCallContext, AbortSignal], Awaitable[AfterToolCallResult | None]
+]
+
+
+@dataclass(slots=True)
+class AgentLoopConfig:
+    """How one run behaves. Only ``model`` and ``stream_fn`` are required.
+
+    ``abort_grace`` is how long (seconds) tools may take to stop after an abort before the loop
+    cancels them; ``api_key`` is handed to the stream function.
+    """
+
+    model: Model
+    stream_fn: StreamFn
+    convert_to_llm: (
+        Callable[[list[AgentMessage]], list[Message] | Awaitable[list[Message]]] | None
+    ) = None
+    transform_context: (
+        Callable[[list[AgentMessage], AbortSignal | None], Awaitable[list[AgentMessage]]] | None
+    ) = None
+    tool_execution: ExecutionMode = "parallel"
+    before_tool_call: BeforeToolCallHook | None = None
+    after_tool_call: AfterToolCallHook | None = None
+    get_steering_messages: Callable[[], Awaitable[list[AgentMessage]]] | None = None
+    get_follow_up_messages: Callable[[], Awaitable[list[AgentMessage]]] | None = None
+    abort_grace: float = 1.0
+    api_key: str | None = None
+
+
+@dataclass(slots=True)
+class AgentStart:
+    type: Literal["agent_start"] = "agent_start"
+
+
+@dataclass(slots=True)
+class AgentEnd:
+    messages: list[AgentMessage]
+    """Every message this run added, in transcript order."""
+    type: Literal["agent_end"] = "agent_end"
+
+
+@dataclass(slots=True)
+class TurnStart:
+    type: Literal["turn_start"] = "turn_start"
+
+
+@dataclass(slots=True)
+class TurnEnd:
+    message: AgentMessage
+    tool_results: list[ToolResultMessage]
+    """In the order the model wrote the calls, whatever order they finished in."""
+    type: Literal["turn_end"] = "turn_end"
+
+
+@dataclass(slots=True)
+class MessageStart:
+    message: AgentMessage
+    type: Literal["message_start"] = "message_start"
+
+
+@dataclass(slots=True)
+class MessageUpdate:
+    message: AssistantMessage
+    event: AssistantMessageEvent
+    type: Literal["message_update"] = "message_update"
+
+
+@dataclass(slots=True)
+class MessageEnd:
+    message: AgentMessage
+    type: Literal["message_end"] = "message_end"
+
+
+@dataclass(slots=True)
+class ToolExecutionStart:
+    tool_call_id: str
+    tool_name: str
+    args: Any
+    type: Literal["tool_execution_start"] = "tool_execution_start"
+
+
+@dataclass(slots=True)
+class ToolExecutionUpdate:
+    tool_call_id: str
+    tool_name: str
+    args: Any
+    partial_result: AgentToolResult
+    type: Literal["tool_execution_update"] = "tool_execution_update"
+
+
+@dataclass(slots=True)
+class ToolExecutionEnd:
+    tool_call_id: str
+    tool_name: str
+    result: AgentToolResult
+    is_error: bool
+    type: Literal["tool_execution_end"] = "tool_execution_end"
+
+
+AgentEvent: TypeAlias = (
+    AgentStart
+    | AgentEnd
+    | TurnStart
+    | TurnEnd
+    | MessageStart
+    | MessageUpdate
+    | MessageEnd
+    | ToolExecutionStart
+    | ToolExecutionUpdate
+    | ToolExecutionEnd
+)

@@ -1,0 +1,99 @@
+"""Layer 1 — what a model sees and says. Describes; never executes.
+
+Content blocks and messages (lossless JSON via :func:`to_json` / :func:`from_json`), the
+model-facing :class:`Tool`, :class:`Model`, the streaming events of one assistant message and the
+:data:`StreamFn` that produces them, argument validation with coercion, a streaming-JSON parser
+for arguments in flight, and cancellation (:class:`AbortController`). The scripted model lives in
+:mod:`tether.ai.faux`.
+"""
+
+from ._abort import AbortController, AbortError, AbortSignal
+from ._json import from_json, to_json
+from ._partial_json import parse_streaming_json
+from ._stream import (
+    AssistantMessageEvent,
+    StreamDone,
+    StreamError,
+    StreamFn,
+    StreamOptions,
+    StreamStart,
+    TextDelta,
+    TextEnd,
+    TextStart,
+    ThinkingDelta,
+    ThinkingEnd,
+    ThinkingStart,
+    ToolCallDelta,
+    ToolCallEnd,
+    ToolCallStart,
+)
+from ._types import (
+    AssistantContent,
+    AssistantMessage,
+    Context,
+    ImageContent,
+    Message,
+    Model,
+    StopReason,
+    TextContent,
+    ThinkingContent,
+    Tool,
+    ToolCall,
+    ToolResultContent,
+    ToolResultMessage,
+    Usage,
+    UserContent,
+    UserMessage,
+)
+from ._validation import (
+    ArgumentError,
+    ToolArgumentsError,
+    parameters_schema,
+    validate_arguments,
+    validate_tool_arguments,
+)
+
+__all__ = [
+    "AbortController",
+    "AbortError",
+    "AbortSignal",
+    "ArgumentError",
+    "AssistantContent",
+    "AssistantMessage",
+    "AssistantMessageEvent",
+    "Context",
+    "ImageContent",
+    "Message",
+    "Model",
+    "StopReason",
+    "StreamDone",
+    "StreamError",
+    "StreamFn",
+    "StreamOptions",
+    "StreamStart",
+    "TextContent",
+    "TextDelta",
+    "TextEnd",
+    "TextStart",
+    "ThinkingContent",
+    "ThinkingDelta",
+    "ThinkingEnd",
+    "ThinkingStart",
+    "Tool",
+    "ToolArgumentsError",
+    "ToolCall",
+    "ToolCallDelta",
+    "ToolCallEnd",
+    "ToolCallStart",
+    "ToolResultContent",
+    "ToolResultMessage",
+    "Usage",
+    "UserContent",
+    "UserMessage",
+    "from_json",
+    "parameters_schema",
+    "parse_streaming_json",
+    "to_json",
+    "validate_arguments",
+    "validate_tool_arguments",
+]

@@ -1,0 +1,71 @@
+"""Best-effort parsing of tool-call arguments while they stream in.
+
+Models send arguments as JSON text in pieces. :func:`parse_streaming_json` always returns a dict:
+complete JSON parses as is; an unfinished prefix yields what it holds so far (an open string keeps
+its partial text); raw control characters inside strings and invalid escapes (``\\d`` in a regex a
+model forgot to double) are repaired. Anything that still cannot be read gives ``{}``.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import jiter
+
+__all__ = ["parse_streaming_json"]
+
+_VALID_ESCAPES = frozenset('"\\/bfnrtu')
+_CONTROL_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t", "\b": "\\b", "\f": "\\f"}
+_HEX4 = re.compile(r"[0-9a-fA-F]{4}")
+
+
+def parse_streaming_json(text: str | bytes) -> dict[str, Any]:
+    """Parse possibly incomplete, possibly sloppy JSON object text into a dict."""
+    data = text.encode() if isinstance(text, str) else text
+    if not data.strip():
+        return {}
+    try:
+        value = jiter.from_json(data, partial_mode="trailing-strings")
+    except ValueError:
+        try:
+            value = jiter.from_json(
+                _repair_strings(data.decode(errors="replace")).encode(),
+                partial_mode="trailing-strings",
+            )
+        except ValueError:
+            return {}
+    return value if isinstance(value, dict) else {}
+
+
+def _repair_strings(text: str) -> str:
+    """Escape raw control characters and lone backslashes inside JSON string literals."""
+    out: list[str] = []
+    in_string = False
+    index = 0
+    length = len(text)
+    while index < length:
+        char = text[index]
+        if not in_string:
+            in_string = char == '"'
+            out.append(char)
+        elif char == "\\":
+            following = text[index + 1] if index + 1 < length else ""
+            if following == "u" and not _HEX4.match(text, index + 2):
+                out.append("\\\\")
+            elif following in _VALID_ESCAPES and following:
+                out.append(char + following)
+                index += 1
+            elif following:
+                out.append("\\\\")
+            else:
+                break
+        elif char == '"':
+            in_string = False
+            out.append(char)
+        elif char < " ":
+            out.append(_CONTROL_ESCAPES.get(char, f"\\u{ord(char):04x}"))
+        else:
+            out.append(char)
+        index += 1
+    return "".join(out)

@@ -1,0 +1,159 @@
+"""The vocabulary of layer 1: content blocks, messages, models, tools and request contexts.
+
+Every type is a plain slotted dataclass with a string discriminator (``type`` for content blocks,
+``role`` for messages) so transcripts round-trip through JSON losslessly (see :mod:`._json`).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any, Literal, TypeAlias
+
+__all__ = [
+    "AssistantContent",
+    "AssistantMessage",
+    "Context",
+    "ImageContent",
+    "Message",
+    "Model",
+    "StopReason",
+    "TextContent",
+    "ThinkingContent",
+    "Tool",
+    "ToolCall",
+    "ToolResultContent",
+    "ToolResultMessage",
+    "Usage",
+    "UserContent",
+    "UserMessage",
+]
+
+StopReason: TypeAlias = Literal["stop", "length", "tool_use", "error", "aborted"]
+
+
+@dataclass(slots=True)
+class TextContent:
+    text: str
+    type: Literal["text"] = "text"
+
+
+@dataclass(slots=True)
+class ImageContent:
+    data: str
+    """Base64-encoded image bytes."""
+    mime_type: str
+    type: Literal["image"] = "image"
+
+
+@dataclass(slots=True)
+class ThinkingContent:
+    thinking: str
+    type: Literal["thinking"] = "thinking"
+
+
+@dataclass(slots=True)
+class ToolCall:
+    """A model's request to run a tool; ``arguments`` is exactly what the model sent."""
+
+    id: str
+    name: str
+    arguments: dict[str, Any]
+    type: Literal["tool_call"] = "tool_call"
+
+
+UserContent: TypeAlias = TextContent | ImageContent
+AssistantContent: TypeAlias = TextContent | ThinkingContent | ToolCall
+ToolResultContent: TypeAlias = TextContent | ImageContent
+
+
+@dataclass(slots=True)
+class Usage:
+    """Token counts of one response; ``cost`` is the total in US dollars when known."""
+
+    input: int = 0
+    output: int = 0
+    cache_read: int = 0
+    cache_write: int = 0
+    total_tokens: int = 0
+    cost: float = 0.0
+
+
+@dataclass(slots=True)
+class UserMessage:
+    content: str | list[UserContent]
+    timestamp: float = field(default_factory=time.time)
+    role: Literal["user"] = "user"
+
+
+@dataclass(slots=True)
+class AssistantMessage:
+    content: list[AssistantContent]
+    stop_reason: StopReason = "stop"
+    model: str = ""
+    provider: str = ""
+    usage: Usage = field(default_factory=Usage)
+    error_message: str | None = None
+    timestamp: float = field(default_factory=time.time)
+    role: Literal["assistant"] = "assistant"
+
+    def tool_calls(self) -> list[ToolCall]:
+        """The tool-call blocks of this message, in the order the model wrote them."""
+        return [block for block in self.content if isinstance(block, ToolCall)]
+
+    def text(self) -> str:
+        """The concatenated text blocks (thinking and tool calls left out)."""
+        return "".join(block.text for block in self.content if isinstance(block, TextContent))
+
+
+@dataclass(slots=True)
+class ToolResultMessage:
+    """The one result every tool call ends in, success or failure."""
+
+    tool_call_id: str
+    tool_name: str
+    content: list[ToolResultContent]
+    details: Any = None
+    is_error: bool = False
+    added_tool_names: list[str] | None = None
+    """Tools active from this transcript point on; ``None`` unless non-empty."""
+    timestamp: float = field(default_factory=time.time)
+    role: Literal["tool_result"] = "tool_result"
+
+    def __post_init__(self) -> None:
+        if not self.added_tool_names:
+            self.added_tool_names = None
+
+
+Message: TypeAlias = UserMessage | AssistantMessage | ToolResultMessage
+
+
+@dataclass(slots=True)
+class Model:
+    """Which model to call and how: ``api`` selects the wire protocol, ``provider`` the vendor."""
+
+    id: str
+    provider: str
+    api: str
+    base_url: str | None = None
+    context_window: int = 128_000
+    max_tokens: int = 16_384
+    input: tuple[str, ...] = ("text",)
+
+
+@dataclass(slots=True)
+class Tool:
+    """What a model is told about a tool: a name, a description and a JSON-Schema for arguments."""
+
+    name: str
+    description: str
+    parameters: dict[str, Any]
+
+
+@dataclass(slots=True)
+class Context:
+    """Everything one model request carries."""
+
+    system_prompt: str
+    messages: list[Message]
+    tools: list[Tool] = field(default_factory=list)

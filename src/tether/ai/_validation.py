@@ -1,0 +1,325 @@
+"""Argument validation: check a tool call's arguments against the tool's schema, coercing the
+near-misses models commonly produce, and explain every failure precisely.
+
+Coercions (applied only when the arguments do not validate as sent): numeric strings to numbers,
+numbers and booleans to strings, ``"true"``/``"false"`` to booleans, and ``null`` for an optional
+property dropped. Arguments are never modified in place; the result is a fresh copy the tool may
+own.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import cache
+from typing import Any, Protocol
+
+import jsonschema_rs
+import pydantic
+
+from ._types import ToolCall
+
+__all__ = [
+    "ArgumentError",
+    "ToolArgumentsError",
+    "parameters_schema",
+    "validate_arguments",
+    "validate_tool_arguments",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class ArgumentError:
+    """One failing argument: where (``path``, ``"(root)"`` for the whole object) and why."""
+
+    path: str
+    reason: str
+
+
+class ToolArgumentsError(ValueError):
+    """Arguments that do not satisfy a tool's schema, even after coercion.
+
+    The message names the tool, every failing path with its reason, and the arguments received,
+    so a model can correct the call in one retry.
+    """
+
+    def __init__(self, tool_name: str, errors: list[ArgumentError], arguments: Any) -> None:
+        self.tool_name = tool_name
+        self.errors = errors
+        self.arguments = arguments
+        lines = [f'Invalid arguments for tool "{tool_name}":']
+        lines.extend(f"  - {error.path}: {error.reason}" for error in errors)
+        lines.append(f"Received arguments: {_render(arguments)}")
+        super().__init__("\n".join(lines))
+
+
+class _NamedWithParameters(Protocol):
+    @property
+    def name(self) -> str: ...
+    @property
+    def parameters(self) -> Any: ...
+
+
+def validate_tool_arguments(tool: _NamedWithParameters, tool_call: ToolCall) -> dict[str, Any]:
+    """Validate ``tool_call.arguments`` against ``tool.parameters`` and return coerced arguments.
+
+    ``tool.parameters`` is a JSON-Schema dict or a pydantic model class (then the validated model
+    is returned as a dict). Raises :class:`ToolArgumentsError`.
+    """
+    value = validate_arguments(tool.name, tool.parameters, tool_call.arguments)
+    if isinstance(value, pydantic.BaseModel):
+        return value.model_dump()
+    return value  # type: ignore[no-any-return]
+
+
+def validate_arguments(tool_name: str, parameters: Any, arguments: Any) -> Any:
+    """Like :func:`validate_tool_arguments`, but a pydantic model class yields a model instance."""
+    if isinstance(parameters, type) and issubclass(parameters, pydantic.BaseModel):
+        return _model_validator(parameters).validate(tool_name, arguments)
+    return _schema_validator(parameters).validate(tool_name, arguments)
+
+
+def parameters_schema(parameters: Any) -> dict[str, Any]:
+    """The JSON Schema of tool parameters: a dict as is, a pydantic model's generated schema."""
+    if isinstance(parameters, type) and issubclass(parameters, pydantic.BaseModel):
+        return _model_validator(parameters).schema
+    return parameters  # type: ignore[no-any-return]
+
+
+class _SchemaValidator:
+    __slots__ = ("schema", "validator")
+
+    def __init__(self, schema: dict[str, Any]) -> None:
+        self.schema = schema
+        self.validator = jsonschema_rs.validator_for(schema)
+
+    def validate(self, tool_name: str, arguments: Any) -> Any:
+        if self.validator.is_valid(arguments):
+            return copy_json(arguments)
+        coerced = coerce_to_schema(arguments, self.schema, self.schema)
+        errors = [
+            ArgumentError(_format_path(error.instance_path), error.message)
+            for error in self.validator.iter_errors(coerced)
+        ]
+        if errors:
+            raise ToolArgumentsError(tool_name, errors, arguments)
+        return coerced
+
+
+class _ModelValidator:
+    __slots__ = ("model", "schema")
+
+    def __init__(self, model: type[pydantic.BaseModel]) -> None:
+        self.model = model
+        self.schema = model.model_json_schema()
+
+    def validate(self, tool_name: str, arguments: Any) -> pydantic.BaseModel:
+        try:
+            return self.model.model_validate(arguments)
+        except pydantic.ValidationError:
+            pass
+        coerced = coerce_to_schema(arguments, self.schema, self.schema)
+        try:
+            return self.model.model_validate(coerced)
+        except pydantic.ValidationError as exc:
+            errors = [
+                ArgumentError(_format_path(error["loc"]), error["msg"]) for error in exc.errors()
+            ]
+            raise ToolArgumentsError(tool_name, errors, arguments) from None
+
+
+_MAX_CACHED_SCHEMAS = 4096
+_schema_validators: dict[int, _SchemaValidator] = {}
+
+
+def _schema_validator(schema: Any) -> _SchemaValidator:
+    """Compiled validators are cached per schema object (schemas are treated as immutable)."""
+    cached = _schema_validators.get(id(schema))
+    if cached is not None and cached.schema is schema:
+        return cached
+    if not isinstance(schema, Mapping):
+        raise TypeError(
+            f"tool parameters must be a JSON-Schema dict or a pydantic model, got {schema!r}"
+        )
+    if len(_schema_validators) >= _MAX_CACHED_SCHEMAS:
+        _schema_validators.clear()
+    validator = _SchemaValidator(dict(schema) if not isinstance(schema, dict) else schema)
+    _schema_validators[id(schema)] = validator
+    return validator
+
+
+@cache
+def _model_validator(model: type[pydantic.BaseModel]) -> _ModelValidator:
+    return _ModelValidator(model)
+
+
+def _format_path(parts: Any) -> str:
+    path = ""
+    for part in parts:
+        path += f"[{part}]" if isinstance(part, int) else (f".{part}" if path else str(part))
+    return path or "(root)"
+
+
+def _render(arguments: Any) -> str:
+    try:
+        return json.dumps(arguments, ensure_ascii=False, default=repr)
+    except (TypeError, ValueError):
+        return repr(arguments)
+
+
+def copy_json(value: Any) -> Any:
+    """A copy of a JSON value whose containers are all new (leaves are immutable)."""
+    if isinstance(value, dict):
+        return {key: copy_json(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [copy_json(item) for item in value]
+    return value
+
+
+_NO_COERCION = object()
+_INTEGER = re.compile(r"[+-]?\d+")
+_MAX_DEPTH = 64
+
+
+def coerce_to_schema(value: Any, schema: Any, root: Any, depth: int = 0) -> Any:
+    """A copy of ``value`` with the tolerated near-misses converted to what ``schema`` wants."""
+    if not isinstance(schema, dict) or depth > _MAX_DEPTH:
+        return copy_json(value)
+    schema = _resolve_ref(schema, root)
+    for combinator in ("anyOf", "oneOf"):
+        options = schema.get(combinator)
+        if isinstance(options, list) and options:
+            return _coerce_alternatives(
+                value, [_resolve_ref(o, root) for o in options], root, depth
+            )
+    types = _types_of(schema)
+    if isinstance(value, dict) and (not types or "object" in types):
+        return _coerce_object(value, schema, root, depth)
+    if isinstance(value, list) and (not types or "array" in types):
+        items = schema.get("items")
+        return [coerce_to_schema(item, items, root, depth + 1) for item in value]
+    if types and not any(_has_type(value, name) for name in types):
+        for name in types:
+            converted = _coerce_scalar(value, name)
+            if converted is not _NO_COERCION:
+                return converted
+    return value
+
+
+def _coerce_object(value: dict[str, Any], schema: dict[str, Any], root: Any, depth: int) -> Any:
+    properties = schema.get("properties")
+    properties = properties if isinstance(properties, dict) else {}
+    required = schema.get("required")
+    required = set(required) if isinstance(required, list) else set()
+    additional = schema.get("additionalProperties")
+    result: dict[str, Any] = {}
+    for key, item in value.items():
+        sub = properties.get(key, additional if isinstance(additional, dict) else None)
+        if item is None and key not in required and not _allows_null(sub, root):
+            continue
+        result[key] = coerce_to_schema(item, sub, root, depth + 1)
+    return result
+
+
+def _coerce_alternatives(value: Any, options: list[Any], root: Any, depth: int) -> Any:
+    for option in options:
+        if isinstance(option, dict) and _fits_shape(value, option):
+            return coerce_to_schema(value, option, root, depth + 1)
+    for option in options:
+        for name in _types_of(option) if isinstance(option, dict) else ():
+            converted = _coerce_scalar(value, name)
+            if converted is not _NO_COERCION:
+                return converted
+    return copy_json(value)
+
+
+def _fits_shape(value: Any, schema: dict[str, Any]) -> bool:
+    types = _types_of(schema)
+    return not types or any(_has_type(value, name) for name in types)
+
+
+def _resolve_ref(schema: Any, root: Any) -> Any:
+    seen = 0
+    while isinstance(schema, dict) and isinstance(schema.get("$ref"), str) and seen < _MAX_DEPTH:
+        ref: str = schema["$ref"]
+        if not ref.startswith("#/"):
+            return schema
+        target: Any = root
+        for escaped in ref[2:].split("/"):
+            part = escaped.replace("~1", "/").replace("~0", "~")
+            target = target.get(part) if isinstance(target, dict) else None
+        if not isinstance(target, dict):
+            return schema
+        schema = target
+        seen += 1
+    return schema
+
+
+def _types_of(schema: dict[str, Any]) -> tuple[str, ...]:
+    declared = schema.get("type")
+    if isinstance(declared, str):
+        return (declared,)
+    if isinstance(declared, list):
+        return tuple(name for name in declared if isinstance(name, str))
+    if "properties" in schema:
+        return ("object",)
+    return ()
+
+
+def _allows_null(schema: Any, root: Any) -> bool:
+    if not isinstance(schema, dict):
+        return schema is None
+    schema = _resolve_ref(schema, root)
+    if "null" in _types_of(schema) or schema.get("const", 0) is None:
+        return True
+    options = schema.get("anyOf") or schema.get("oneOf")
+    return isinstance(options, list) and any(_allows_null(option, root) for option in options)
+
+
+def _has_type(value: Any, name: str) -> bool:
+    if name == "string":
+        return isinstance(value, str)
+    if name == "number":
+        return isinstance(value, int | float) and not isinstance(value, bool)
+    if name == "integer":
+        return (isinstance(value, int) and not isinstance(value, bool)) or (
+            isinstance(value, float) and value.is_integer()
+        )
+    if name == "boolean":
+        return isinstance(value, bool)
+    if name == "null":
+        return value is None
+    if name == "object":
+        return isinstance(value, dict)
+    if name == "array":
+        return isinstance(value, list)
+    return False
+
+
+def _coerce_scalar(value: Any, name: str) -> Any:
+    if name == "string":
+        if isinstance(value, bool):
+            return "true" if value else "false"
+        if isinstance(value, int | float) and math.isfinite(value):
+            return json.dumps(value)
+    elif name in ("number", "integer") and isinstance(value, str):
+        text = value.strip()
+        if _INTEGER.fullmatch(text):
+            return int(text)
+        try:
+            number = float(text)
+        except ValueError:
+            return _NO_COERCION
+        if not math.isfinite(number):
+            return _NO_COERCION
+        if name == "integer":
+            return int(number) if number.is_integer() else _NO_COERCION
+        return number
+    elif name == "boolean" and isinstance(value, str):
+        lowered = value.strip().lower()
+        if lowered in ("true", "false"):
+            return lowered == "true"
+    return _NO_COERCION

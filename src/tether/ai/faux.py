@@ -1,0 +1,226 @@
+"""A scripted model: deterministic, offline, and streamed like a real provider.
+
+``FauxModel(script)`` answers request *n* with step *n* of its script. A step is an
+:class:`AssistantMessage`, a content block or list of blocks (wrapped by :func:`faux_message`), or a
+callable ``(context) -> AssistantMessage`` that can look at what it was sent. Each answer streams in
+deltas (text and thinking in ``chunk_size`` pieces, tool-call arguments as growing JSON text), and
+every context received is kept in :attr:`FauxModel.contexts`. When the script runs out, or a step
+raises, the stream ends in an ``error`` event; an abort ends it in an ``aborted`` one. It never
+raises to its caller.
+
+This is product, not a test fixture: use it for tests, demos, benchmarks and offline runs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+from collections.abc import AsyncIterator, Callable, Sequence
+from dataclasses import replace
+from typing import TypeAlias
+
+from ._partial_json import parse_streaming_json
+from ._stream import (
+    AssistantMessageEvent,
+    StreamDone,
+    StreamError,
+    StreamOptions,
+    StreamStart,
+    TextDelta,
+    TextEnd,
+    TextStart,
+    ThinkingDelta,
+    ThinkingEnd,
+    ThinkingStart,
+    ToolCallDelta,
+    ToolCallEnd,
+    ToolCallStart,
+)
+from ._types import (
+    AssistantContent,
+    AssistantMessage,
+    Context,
+    Model,
+    StopReason,
+    TextContent,
+    ThinkingContent,
+    ToolCall,
+)
+from ._validation import copy_json
+
+__all__ = ["FauxModel", "FauxStep", "faux_message", "faux_text", "faux_tool_call"]
+
+FauxStep: TypeAlias = (
+    AssistantMessage
+    | AssistantContent
+    | Sequence[AssistantContent]
+    | Callable[[Context], AssistantMessage]
+)
+
+_call_ids = itertools.count(1)
+
+
+def faux_text(text: str) -> TextContent:
+    """A text block for :func:`faux_message`."""
+    return TextContent(text)
+
+
+def faux_tool_call(name: str, arguments: dict[str, object], id: str | None = None) -> ToolCall:
+    """A tool-call block; without ``id`` a unique, deterministic-per-process one is made."""
+    return ToolCall(id if id is not None else f"faux_call_{next(_call_ids)}", name, arguments)
+
+
+def faux_message(
+    *content: AssistantContent | str, stop_reason: StopReason | None = None
+) -> AssistantMessage:
+    """An assistant message; plain strings become text blocks.
+
+    ``stop_reason`` defaults to ``"tool_use"`` when the content holds a tool call, else ``"stop"``.
+    """
+    blocks: list[AssistantContent] = [
+        TextContent(item) if isinstance(item, str) else item for item in content
+    ]
+    if stop_reason is None:
+        stop_reason = "tool_use" if any(isinstance(b, ToolCall) for b in blocks) else "stop"
+    return AssistantMessage(content=blocks, stop_reason=stop_reason)
+
+
+class FauxModel:
+    """A :data:`~tether.ai.StreamFn` that plays back a script, one step per request.
+
+    ``delay`` controls pacing between deltas: ``None`` (default) streams without suspending,
+    ``0`` yields to the event loop between deltas, a positive number sleeps that many seconds.
+    """
+
+    def __init__(
+        self,
+        script: Sequence[FauxStep] = (),
+        *,
+        model: Model | None = None,
+        chunk_size: int = 32,
+        delay: float | None = None,
+    ) -> None:
+        if chunk_size < 1:
+            raise ValueError(f"chunk_size must be at least 1, got {chunk_size}")
+        self.script: list[FauxStep] = list(script)
+        self.model = model or Model(id="faux-1", provider="faux", api="faux")
+        self.chunk_size = chunk_size
+        self.delay = delay
+        self.contexts: list[Context] = []
+        self._next_step = 0
+
+    @property
+    def remaining(self) -> int:
+        """How many scripted steps have not been played yet."""
+        return len(self.script) - self._next_step
+
+    def append(self, *steps: FauxStep) -> None:
+        """Extend the script."""
+        self.script.extend(steps)
+
+    async def stream(
+        self, model: Model, context: Context, options: StreamOptions | None = None
+    ) -> AsyncIterator[AssistantMessageEvent]:
+        """Stream the next scripted step for ``context``."""
+        signal = options.signal if options is not None else None
+        self.contexts.append(
+            Context(context.system_prompt, list(context.messages), list(context.tools))
+        )
+        partial = AssistantMessage(content=[], model=model.id, provider=model.provider)
+        scripted = self._take_step(context)
+        if isinstance(scripted, str):
+            yield _failure(partial, "error", scripted)
+            return
+        yield StreamStart(partial)
+        for index, block in enumerate(scripted.content):
+            if signal is not None and signal.aborted:
+                yield _failure(partial, "aborted", "Request was aborted")
+                return
+            async for event in self._stream_block(index, block, partial):
+                yield event
+                if signal is not None and signal.aborted:
+                    yield _failure(partial, "aborted", "Request was aborted")
+                    return
+        partial.stop_reason = scripted.stop_reason
+        partial.usage = replace(scripted.usage)
+        partial.error_message = scripted.error_message
+        if scripted.stop_reason in ("error", "aborted"):
+            yield StreamError(partial, partial)
+        else:
+            yield StreamDone(partial, partial)
+
+    def _take_step(self, context: Context) -> AssistantMessage | str:
+        """The next step as a message, or an error text when there is none or it failed."""
+        if self._next_step >= len(self.script):
+            return (
+                f"FauxModel script exhausted: request {self._next_step + 1} has no scripted "
+                f"step ({len(self.script)} scripted)"
+            )
+        step = self.script[self._next_step]
+        self._next_step += 1
+        if isinstance(step, AssistantMessage):
+            return step
+        if isinstance(step, TextContent | ThinkingContent | ToolCall):
+            return faux_message(step)
+        if callable(step):
+            try:
+                produced = step(context)
+            except Exception as exc:  # a scripted step is user code: report, never raise
+                return f"FauxModel step {self._next_step} raised {type(exc).__name__}: {exc}"
+            if isinstance(produced, AssistantMessage):
+                return produced
+            return (
+                f"FauxModel step {self._next_step} returned {type(produced).__name__}, "
+                "expected an AssistantMessage"
+            )
+        return faux_message(*step)
+
+    async def _stream_block(
+        self, index: int, block: AssistantContent, partial: AssistantMessage
+    ) -> AsyncIterator[AssistantMessageEvent]:
+        if isinstance(block, TextContent):
+            text = TextContent("")
+            partial.content.append(text)
+            yield TextStart(index, partial)
+            for chunk in self._chunks(block.text):
+                await self._pace()
+                text.text += chunk
+                yield TextDelta(index, chunk, partial)
+            yield TextEnd(index, text.text, partial)
+        elif isinstance(block, ThinkingContent):
+            thinking = ThinkingContent("")
+            partial.content.append(thinking)
+            yield ThinkingStart(index, partial)
+            for chunk in self._chunks(block.thinking):
+                await self._pace()
+                thinking.thinking += chunk
+                yield ThinkingDelta(index, chunk, partial)
+            yield ThinkingEnd(index, thinking.thinking, partial)
+        else:
+            call = ToolCall(block.id, block.name, {})
+            partial.content.append(call)
+            yield ToolCallStart(index, partial)
+            raw = json.dumps(block.arguments, ensure_ascii=False)
+            received = ""
+            for chunk in self._chunks(raw):
+                await self._pace()
+                received += chunk
+                call.arguments = parse_streaming_json(received)
+                yield ToolCallDelta(index, chunk, partial)
+            call.arguments = copy_json(block.arguments)
+            yield ToolCallEnd(index, call, partial)
+
+    def _chunks(self, text: str) -> list[str]:
+        size = self.chunk_size
+        return [text[start : start + size] for start in range(0, len(text), size)]
+
+    async def _pace(self) -> None:
+        if self.delay is not None:
+            await asyncio.sleep(self.delay)
+
+
+def _failure(partial: AssistantMessage, reason: StopReason, message: str) -> StreamError:
+    partial.stop_reason = reason
+    partial.error_message = message
+    return StreamError(partial, partial)
