@@ -173,7 +173,10 @@ def _render(arguments: Any) -> str:
 def copy_json(value: Any) -> Any:
     """A copy of a JSON value whose containers are all new (leaves are immutable)."""
     if isinstance(value, dict):
-        return {key: copy_json(item) for key, item in value.items()}
+        for item in value.values():
+            if isinstance(item, dict | list):
+                return {key: copy_json(item) for key, item in value.items()}
+        return value.copy()
     if isinstance(value, list):
         return [copy_json(item) for item in value]
     return value

@@ -15,10 +15,11 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-import json
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from dataclasses import replace
 from typing import TypeAlias
+
+from pydantic_core import to_json
 
 from ._partial_json import parse_streaming_json
 from ._stream import (
@@ -133,15 +134,18 @@ class FauxModel:
             yield _failure(partial, "error", scripted)
             return
         yield StreamStart(partial)
+        pacing = self.delay is not None
         for index, block in enumerate(scripted.content):
-            if signal is not None and signal.aborted:
-                yield _failure(partial, "aborted", "Request was aborted")
-                return
-            async for event in self._stream_block(index, block, partial):
-                yield event
+            for event in self._block_events(index, block, partial):
                 if signal is not None and signal.aborted:
                     yield _failure(partial, "aborted", "Request was aborted")
                     return
+                if pacing and event.type.endswith("_delta"):
+                    await asyncio.sleep(self.delay or 0)
+                yield event
+        if signal is not None and signal.aborted:
+            yield _failure(partial, "aborted", "Request was aborted")
+            return
         partial.stop_reason = scripted.stop_reason
         partial.usage = replace(scripted.usage)
         partial.error_message = scripted.error_message
@@ -176,15 +180,15 @@ class FauxModel:
             )
         return faux_message(*step)
 
-    async def _stream_block(
+    def _block_events(
         self, index: int, block: AssistantContent, partial: AssistantMessage
-    ) -> AsyncIterator[AssistantMessageEvent]:
+    ) -> Iterator[AssistantMessageEvent]:
+        """The events of one content block; each mutates ``partial`` just before it is yielded."""
         if isinstance(block, TextContent):
             text = TextContent("")
             partial.content.append(text)
             yield TextStart(index, partial)
             for chunk in self._chunks(block.text):
-                await self._pace()
                 text.text += chunk
                 yield TextDelta(index, chunk, partial)
             yield TextEnd(index, text.text, partial)
@@ -193,7 +197,6 @@ class FauxModel:
             partial.content.append(thinking)
             yield ThinkingStart(index, partial)
             for chunk in self._chunks(block.thinking):
-                await self._pace()
                 thinking.thinking += chunk
                 yield ThinkingDelta(index, chunk, partial)
             yield ThinkingEnd(index, thinking.thinking, partial)
@@ -201,23 +204,25 @@ class FauxModel:
             call = ToolCall(block.id, block.name, {})
             partial.content.append(call)
             yield ToolCallStart(index, partial)
-            raw = json.dumps(block.arguments, ensure_ascii=False)
+            raw = to_json(block.arguments).decode()
+            chunks = self._chunks(raw)
+            last = len(chunks) - 1
             received = ""
-            for chunk in self._chunks(raw):
-                await self._pace()
+            for position, chunk in enumerate(chunks):
                 received += chunk
-                call.arguments = parse_streaming_json(received)
+                call.arguments = (
+                    copy_json(block.arguments)
+                    if position == last
+                    else parse_streaming_json(received)
+                )
                 yield ToolCallDelta(index, chunk, partial)
-            call.arguments = copy_json(block.arguments)
+            if not chunks:
+                call.arguments = copy_json(block.arguments)
             yield ToolCallEnd(index, call, partial)
 
     def _chunks(self, text: str) -> list[str]:
         size = self.chunk_size
         return [text[start : start + size] for start in range(0, len(text), size)]
-
-    async def _pace(self) -> None:
-        if self.delay is not None:
-            await asyncio.sleep(self.delay)
 
 
 def _failure(partial: AssistantMessage, reason: StopReason, message: str) -> StreamError:
