@@ -91,6 +91,7 @@ class Agent:
         self._follow_ups: list[AgentMessage] = []
         self._controller: AbortController | None = None
         self._idle: asyncio.Future[None] | None = None
+        self._stream: AgentEventStream | None = None
 
     async def prompt(self, message: str | AgentMessage) -> list[AgentMessage]:
         """Run one prompt to completion; returns the messages the run added."""
@@ -168,6 +169,7 @@ class Agent:
             )
             context = AgentContext(state.system_prompt, list(state.messages), list(state.tools))
             stream = start(context, config, controller.signal)
+            self._stream = stream
             async for event in stream:
                 self._apply(event)
                 await self._notify(event)
@@ -177,14 +179,22 @@ class Agent:
             state.stream_message = None
             state.pending_tool_calls.clear()
             self._controller = None
+            self._stream = None
             if not self._idle.done():
                 self._idle.set_result(None)
 
+    async def _listeners_caught_up(self) -> None:
+        """Queues are read only after listeners handled every earlier event (they may queue)."""
+        if self._stream is not None:
+            await self._stream.caught_up()
+
     async def _take_steering(self) -> list[AgentMessage]:
+        await self._listeners_caught_up()
         taken, self._steering = self._steering, []
         return taken
 
     async def _take_follow_ups(self) -> list[AgentMessage]:
+        await self._listeners_caught_up()
         taken, self._follow_ups = self._follow_ups, []
         return taken
 

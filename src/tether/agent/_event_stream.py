@@ -22,13 +22,14 @@ class AgentEventStream:
     failed, which the loop's own error handling makes a bug, not a normal outcome).
     """
 
-    __slots__ = ("_buffer", "_producer", "_task", "_waiter")
+    __slots__ = ("_buffer", "_caught_up", "_producer", "_task", "_waiter")
 
     def __init__(self, producer: Callable[[Emit], Coroutine[Any, Any, list[AgentMessage]]]) -> None:
         self._producer = producer
         self._buffer: deque[AgentEvent] = deque()
         self._task: asyncio.Task[list[AgentMessage]] | None = None
         self._waiter: asyncio.Future[None] | None = None
+        self._caught_up: list[asyncio.Future[None]] = []
 
     def __aiter__(self) -> AgentEventStream:
         return self
@@ -43,12 +44,31 @@ class AgentEventStream:
                 if not task.cancelled() and task.exception() is not None:
                     raise task.exception()  # type: ignore[misc]
                 raise StopAsyncIteration
+            self._release_caught_up()
             self._waiter = asyncio.get_running_loop().create_future()
             try:
                 await self._waiter
             finally:
                 self._waiter = None
         return buffer.popleft()
+
+    async def caught_up(self) -> None:
+        """Return once the consumer has taken every event emitted so far and asked for the next.
+
+        A producer-side caller (e.g. a queue poll) uses this to let the consumer's handling of
+        earlier events (listeners) finish first. Only meaningful while someone iterates.
+        """
+        if not self._buffer and self._waiter is not None:
+            return
+        future = asyncio.get_running_loop().create_future()
+        self._caught_up.append(future)
+        await future
+
+    def _release_caught_up(self) -> None:
+        waiting, self._caught_up = self._caught_up, []
+        for future in waiting:
+            if not future.done():
+                future.set_result(None)
 
     async def result(self) -> list[AgentMessage]:
         """The messages the run added (prompts, assistant messages, tool results)."""

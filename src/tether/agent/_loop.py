@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Sequence
+from dataclasses import replace
 
 from tether.ai import (
     AbortSignal,
@@ -16,6 +17,7 @@ from tether.ai import (
     Context,
     Message,
     StreamOptions,
+    TextContent,
     Tool,
     ToolCall,
     ToolResultMessage,
@@ -172,6 +174,38 @@ def default_convert_to_llm(messages: list[AgentMessage]) -> list[Message]:
     ]
 
 
+UNANSWERED_CALL = "No result: this tool call was not executed."
+
+
+def answer_every_tool_call(messages: Sequence[Message]) -> list[Message]:
+    """The request's messages, made valid for any provider.
+
+    A failed or aborted response may hold tool calls with cut-off arguments that never ran: they
+    are left out of what the model is sent (the transcript keeps them). Any other tool call
+    without a result gets an error result right after its message, so every call is answered.
+    """
+    answered = {m.tool_call_id for m in messages if isinstance(m, ToolResultMessage)}
+    repaired: list[Message] = []
+    for message in messages:
+        if not isinstance(message, AssistantMessage):
+            repaired.append(message)
+            continue
+        calls = message.tool_calls()
+        if calls and message.stop_reason in ("error", "aborted"):
+            kept = [b for b in message.content if not isinstance(b, ToolCall)]
+            repaired.append(replace(message, content=kept))
+            continue
+        repaired.append(message)
+        for call in calls:
+            if call.id not in answered:
+                repaired.append(
+                    ToolResultMessage(
+                        call.id, call.name, [TextContent(UNANSWERED_CALL)], None, True
+                    )
+                )
+    return repaired
+
+
 def model_facing_tool(tool: AgentTool) -> Tool:
     return Tool(tool.name, tool.description, parameters_schema(tool.parameters))
 
@@ -194,7 +228,9 @@ async def _stream_assistant_message(
         if inspect.isawaitable(llm_messages):
             llm_messages = await llm_messages
         request = Context(
-            context.system_prompt, list(llm_messages), [model_facing_tool(t) for t in tools_shown]
+            context.system_prompt,
+            answer_every_tool_call(llm_messages),
+            [model_facing_tool(t) for t in tools_shown],
         )
         options = StreamOptions(signal=signal, api_key=config.api_key)
         async for event in config.stream_fn(config.model, request, options):

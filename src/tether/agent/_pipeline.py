@@ -262,6 +262,11 @@ class _Batch:
                 is_error = True
         except Exception as exc:
             result, is_error = _error_result(describe_error(exc)), True
+        except asyncio.CancelledError:
+            if _being_cancelled():
+                raise
+            result = _error_result(f'Tool "{tool.name}" was cancelled before it finished.')
+            is_error = True
         finally:
             call.settled = True
         hook = self.config.after_tool_call
@@ -358,6 +363,12 @@ class _Batch:
         self.emit(MessageStart(message))
         self.emit(MessageEnd(message))
         return message
+
+
+def _being_cancelled() -> bool:
+    """Whether the running task itself is being cancelled (not just a tool's own future)."""
+    task = asyncio.current_task()
+    return task is not None and task.cancelling() > 0
 
 
 def _error_result(message: str) -> AgentToolResult:
