@@ -11,8 +11,6 @@ from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
-import pytest
-
 from tether.agent import (
     AbortController,
     AbortSignal,

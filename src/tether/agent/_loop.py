@@ -13,6 +13,7 @@ from dataclasses import replace
 
 from tether.ai import (
     AbortSignal,
+    AssistantContent,
     AssistantMessage,
     Context,
     Message,
@@ -192,7 +193,9 @@ def answer_every_tool_call(messages: Sequence[Message]) -> list[Message]:
             continue
         calls = message.tool_calls()
         if calls and message.stop_reason in ("error", "aborted"):
-            kept = [b for b in message.content if not isinstance(b, ToolCall)]
+            kept: list[AssistantContent] = [
+                b for b in message.content if not isinstance(b, ToolCall)
+            ]
             repaired.append(replace(message, content=kept))
             continue
         repaired.append(message)

@@ -63,7 +63,7 @@ class AbortSignal:
         Returns a function that removes the listener.
         """
         if self._aborted:
-            listener(self._reason)
+            _call_listener(listener, self._reason)
             return _noop
         self._listeners.append(listener)
 
@@ -80,12 +80,17 @@ class AbortSignal:
         self._reason = reason
         listeners, self._listeners = self._listeners, []
         for listener in listeners:
-            try:
-                listener(reason)
-            except Exception:
-                _log.exception("abort listener failed")
+            _call_listener(listener, reason)
         for future in self._waiters:
             future.get_loop().call_soon_threadsafe(_resolve, future)
+
+
+def _call_listener(listener: Callable[[Any], None], reason: Any) -> None:
+    """A failing listener is logged; it never stops the others or the aborter."""
+    try:
+        listener(reason)
+    except Exception:
+        _log.exception("abort listener failed")
 
 
 def _resolve(future: asyncio.Future[None]) -> None:

@@ -18,6 +18,7 @@ __all__ = ["parse_streaming_json"]
 _VALID_ESCAPES = frozenset('"\\/bfnrtu')
 _CONTROL_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t", "\b": "\\b", "\f": "\\f"}
 _HEX4 = re.compile(r"[0-9a-fA-F]{4}")
+_HEX_TAIL = re.compile(r"[0-9a-fA-F]{0,3}")
 
 
 def parse_streaming_json(text: str | bytes) -> dict[str, Any]:
@@ -52,6 +53,8 @@ def _repair_strings(text: str) -> str:
         elif char == "\\":
             following = text[index + 1] if index + 1 < length else ""
             if following == "u" and not _HEX4.match(text, index + 2):
+                if _HEX_TAIL.fullmatch(text, index + 2):
+                    break  # an escape still streaming in: drop it until it completes
                 out.append("\\\\")
             elif following in _VALID_ESCAPES and following:
                 out.append(char + following)

@@ -100,30 +100,28 @@ class _SchemaValidator:
         if self.validator.is_valid(arguments):
             return copy_json(arguments)
         coerced = coerce_to_schema(arguments, self.schema, self.schema)
-        errors = [
-            ArgumentError(_format_path(error.instance_path), error.message)
-            for error in self.validator.iter_errors(coerced)
-        ]
+        errors = [_argument_error(error) for error in self.validator.iter_errors(coerced)]
         if errors:
             raise ToolArgumentsError(tool_name, errors, arguments)
         return coerced
 
 
 class _ModelValidator:
-    __slots__ = ("model", "schema")
+    """Pydantic models get the same JSON-Schema gate (and coercions) as dict schemas first, so
+    both kinds accept exactly the same JSON; pydantic then builds the instance and runs the
+    model's own validators. The instance never shares containers with the received arguments."""
+
+    __slots__ = ("model", "schema", "schema_validator")
 
     def __init__(self, model: type[pydantic.BaseModel]) -> None:
         self.model = model
         self.schema = model.model_json_schema()
+        self.schema_validator = _SchemaValidator(self.schema)
 
     def validate(self, tool_name: str, arguments: Any) -> pydantic.BaseModel:
+        checked = self.schema_validator.validate(tool_name, arguments)
         try:
-            return self.model.model_validate(arguments)
-        except pydantic.ValidationError:
-            pass
-        coerced = coerce_to_schema(arguments, self.schema, self.schema)
-        try:
-            return self.model.model_validate(coerced)
+            return self.model.model_validate(checked)
         except pydantic.ValidationError as exc:
             errors = [
                 ArgumentError(_format_path(error["loc"]), error["msg"]) for error in exc.errors()
@@ -156,6 +154,16 @@ def _model_validator(model: type[pydantic.BaseModel]) -> _ModelValidator:
     return _ModelValidator(model)
 
 
+def _argument_error(error: Any) -> ArgumentError:
+    """A missing property is reported at its own path, so the model sees what to add."""
+    kind = error.kind
+    if isinstance(kind, jsonschema_rs.ValidationErrorKind.Required):
+        return ArgumentError(
+            _format_path([*error.instance_path, kind.property]), "required property is missing"
+        )
+    return ArgumentError(_format_path(error.instance_path), error.message)
+
+
 def _format_path(parts: Any) -> str:
     path = ""
     for part in parts:
@@ -183,7 +191,8 @@ def copy_json(value: Any) -> Any:
 
 
 _NO_COERCION = object()
-_INTEGER = re.compile(r"[+-]?\d+")
+_INTEGER = re.compile(r"[+-]?[0-9]+")
+_DECIMAL = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 _MAX_DEPTH = 64
 
 
@@ -312,10 +321,9 @@ def _coerce_scalar(value: Any, name: str) -> Any:
         text = value.strip()
         if _INTEGER.fullmatch(text):
             return int(text)
-        try:
-            number = float(text)
-        except ValueError:
+        if not _DECIMAL.fullmatch(text):
             return _NO_COERCION
+        number = float(text)
         if not math.isfinite(number):
             return _NO_COERCION
         if name == "integer":

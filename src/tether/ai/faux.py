@@ -136,20 +136,23 @@ class FauxModel:
         yield StreamStart(partial)
         pacing = self.delay is not None
         for index, block in enumerate(scripted.content):
-            for event in self._block_events(index, block, partial):
+            events = self._block_events(index, block, partial)
+            while True:
+                if pacing:
+                    await asyncio.sleep(self.delay or 0)
                 if signal is not None and signal.aborted:
                     yield _failure(partial, "aborted", "Request was aborted")
                     return
-                if pacing and event.type.endswith("_delta"):
-                    await asyncio.sleep(self.delay or 0)
+                event = next(events, None)
+                if event is None:
+                    break
                 yield event
-        if signal is not None and signal.aborted:
-            yield _failure(partial, "aborted", "Request was aborted")
-            return
         partial.stop_reason = scripted.stop_reason
         partial.usage = replace(scripted.usage)
         partial.error_message = scripted.error_message
         if scripted.stop_reason in ("error", "aborted"):
+            if partial.error_message is None:
+                partial.error_message = f"FauxModel scripted stop reason {scripted.stop_reason!r}"
             yield StreamError(partial, partial)
         else:
             yield StreamDone(partial, partial)
