@@ -8,7 +8,8 @@ the transcript; the loop itself never raises for them.
 from __future__ import annotations
 
 import inspect
-from collections.abc import Sequence
+import logging
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import replace
 
 from tether.ai import (
@@ -43,6 +44,8 @@ from ._types import (
 )
 
 __all__ = ["agent_loop", "agent_loop_continue", "default_convert_to_llm"]
+
+_log = logging.getLogger("tether.agent")
 
 TRUNCATED_CALL = (
     "Tool call not executed: the response was cut off at the output token limit "
@@ -161,10 +164,17 @@ async def _run(
     emit(AgentEnd(new_messages))
 
 
-async def _poll(source: object) -> list[AgentMessage]:
+async def _poll(
+    source: Callable[[], Awaitable[list[AgentMessage]]] | None,
+) -> list[AgentMessage]:
+    """Messages from a steering/follow-up source; a failing source is logged, never fatal."""
     if source is None:
         return []
-    messages = await source()  # type: ignore[operator]
+    try:
+        messages = await source()
+    except Exception:
+        _log.exception("message queue source %r failed; treating it as empty", source)
+        return []
     return list(messages or [])
 
 
