@@ -54,9 +54,12 @@ def show(event: AgentEvent) -> None:
     elif event.type == "tool_execution_end":
         text = "".join(b.text for b in event.result.content if isinstance(b, TextContent))
         print(f"  <- {event.tool_name}: {text!r}{' (error)' if event.is_error else ''}")
-    elif event.type == "message_end" and isinstance(event.message, AssistantMessage):
-        if event.message.text():
-            print(f"assistant: {event.message.text()}")
+    elif (
+        event.type == "message_end"
+        and isinstance(event.message, AssistantMessage)
+        and (text := event.message.text())
+    ):
+        print(f"assistant: {text}")
 
 
 async def main(path: Path) -> None:
@@ -71,7 +74,8 @@ async def main(path: Path) -> None:
     agent.subscribe(show)
     print(f"user: Read {path} and shout it.")
     await agent.prompt(f"Read {path} and shout it.")
-    print(f"({len(agent.state.messages)} messages in the transcript, {len(model.contexts)} model calls)")
+    calls = len(model.contexts)
+    print(f"({len(agent.state.messages)} messages in the transcript, {calls} model calls)")
 
 
 if __name__ == "__main__":

@@ -17,11 +17,12 @@ from tether.agent import (
     AgentToolResult,
     BeforeToolCallContext,
     BeforeToolCallResult,
+    ToolError,
     agent_loop,
     tool,
 )
 from tether.ai import AbortSignal, TextContent, ToolCall, ToolResultMessage, UserMessage
-from tether.ai.faux import FauxModel, faux_message, faux_tool_call
+from tether.ai.faux import FauxModel, faux_message, faux_text, faux_tool_call
 
 from .support import Recorder, Run, collapse, echo_tool, make_tool, run, slow_tool, text_of
 
@@ -804,3 +805,15 @@ async def test_decorated_tool_with_a_model_parameter_receives_the_instance() -> 
     assert received == [Resize(width=320, height=240)]
     assert isinstance(received[0], Resize)
     assert text_of(only_result(result)) == "320x240"
+
+
+async def test_tool_error_details_reach_the_error_result() -> None:
+    async def failing(call_id: str, params: Any, signal: Any, on_update: Any) -> str:
+        raise ToolError("disk full", details={"free_bytes": 0})
+
+    fm = FauxModel([faux_message(faux_tool_call("f", {}, id="x")), faux_text("ok")])
+    result = await run(fm, [make_tool("f", failing, parameters={"type": "object"})])
+    (message,) = [m for m in result.messages if m.role == "tool_result"]
+    assert message.is_error
+    assert text_of(message) == "disk full"
+    assert message.details == {"free_bytes": 0}

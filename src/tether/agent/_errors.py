@@ -2,11 +2,20 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 __all__ = ["AgentBusyError", "ToolError"]
 
 
 class ToolError(Exception):
-    """Raise from a tool to fail with exactly this message (no exception type prefix)."""
+    """Raise from a tool to fail with exactly this message (no exception type prefix).
+
+    ``details`` becomes the error result's ``details`` (e.g. an exit code next to the output).
+    """
+
+    def __init__(self, message: str, *, details: Any = None) -> None:
+        super().__init__(message)
+        self.details = details
 
 
 class AgentBusyError(RuntimeError):

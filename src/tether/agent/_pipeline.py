@@ -260,6 +260,8 @@ class _Batch:
                     "expected AgentToolResult or str."
                 )
                 is_error = True
+        except ToolError as exc:
+            result, is_error = AgentToolResult([TextContent(str(exc))], exc.details), True
         except Exception as exc:
             result, is_error = _error_result(describe_error(exc)), True
         except asyncio.CancelledError:

@@ -1,0 +1,55 @@
+"""Layer 3 — the product's tools.
+
+:class:`ToolDefinition` (an :class:`~tether.agent.AgentTool` plus prompt text, rendering and
+governance, with a ``ctx`` argument injected by :func:`wrap_tool_definition`); the built-in coding
+tools read, write, edit, bash, grep, find and ls, each reaching the system only through its
+protocol in :mod:`tether.tools.operations`; output truncation; the file mutation queue; and the
+system prompt.
+"""
+
+from ._coding_tools import create_coding_tools
+from ._definition import ToolContext, ToolDefinition, wrap_tool_definition
+from ._mutation_queue import with_file_mutation_queue
+from ._paths import resolve_path
+from ._system_prompt import ContextFile, build_system_prompt
+from ._truncate import (
+    DEFAULT_MAX_BYTES,
+    DEFAULT_MAX_LINES,
+    TruncationResult,
+    format_size,
+    truncate_head,
+    truncate_line,
+    truncate_tail,
+)
+from .bash import create_bash_tool
+from .edit import create_edit_tool
+from .find import create_find_tool
+from .grep import create_grep_tool
+from .ls import create_ls_tool
+from .read import create_read_tool
+from .write import create_write_tool
+
+__all__ = [
+    "DEFAULT_MAX_BYTES",
+    "DEFAULT_MAX_LINES",
+    "ContextFile",
+    "ToolContext",
+    "ToolDefinition",
+    "TruncationResult",
+    "build_system_prompt",
+    "create_bash_tool",
+    "create_coding_tools",
+    "create_edit_tool",
+    "create_find_tool",
+    "create_grep_tool",
+    "create_ls_tool",
+    "create_read_tool",
+    "create_write_tool",
+    "format_size",
+    "resolve_path",
+    "truncate_head",
+    "truncate_line",
+    "truncate_tail",
+    "with_file_mutation_queue",
+    "wrap_tool_definition",
+]

@@ -1,0 +1,42 @@
+"""The coding tool set: the built-in tools by name, created for one working directory."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+
+from ._definition import ToolDefinition
+from .bash import create_bash_tool
+from .edit import create_edit_tool
+from .find import create_find_tool
+from .grep import create_grep_tool
+from .ls import create_ls_tool
+from .read import create_read_tool
+from .write import create_write_tool
+
+__all__ = ["BUILTIN_TOOL_FACTORIES", "create_coding_tools"]
+
+BUILTIN_TOOL_FACTORIES: dict[str, Callable[[str], ToolDefinition]] = {
+    "read": create_read_tool,
+    "bash": create_bash_tool,
+    "edit": create_edit_tool,
+    "write": create_write_tool,
+    "grep": create_grep_tool,
+    "find": create_find_tool,
+    "ls": create_ls_tool,
+}
+
+
+def create_coding_tools(
+    cwd: str, *, names: Iterable[str] = ("read", "bash", "edit", "write")
+) -> list[ToolDefinition]:
+    """Create the named built-in tools for ``cwd``, in the order given, on this machine."""
+    chosen = list(names)
+    unknown = [name for name in chosen if name not in BUILTIN_TOOL_FACTORIES]
+    if unknown:
+        raise ValueError(
+            f"Unknown tool name(s): {', '.join(unknown)}. "
+            f"Built-in tools: {', '.join(BUILTIN_TOOL_FACTORIES)}."
+        )
+    if len(set(chosen)) != len(chosen):
+        raise ValueError(f"Duplicate tool names in {chosen}.")
+    return [BUILTIN_TOOL_FACTORIES[name](cwd) for name in chosen]

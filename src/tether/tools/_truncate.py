@@ -1,0 +1,180 @@
+"""Output caps for what a tool sends to a model: at most ``max_lines`` lines and ``max_bytes``
+UTF-8 bytes. ``truncate_head`` keeps the beginning (file contents), ``truncate_tail`` the end
+(command output, where the last lines matter most). Both cut at line boundaries; only the tail
+cut may keep part of a single overlong last line. The result says what was cut so the tool can
+tell the model how to get the rest.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+__all__ = [
+    "DEFAULT_MAX_BYTES",
+    "DEFAULT_MAX_LINES",
+    "GREP_MAX_LINE_CHARS",
+    "TruncationResult",
+    "format_size",
+    "truncate_head",
+    "truncate_line",
+    "truncate_tail",
+]
+
+DEFAULT_MAX_LINES = 2000
+DEFAULT_MAX_BYTES = 50 * 1024
+GREP_MAX_LINE_CHARS = 500
+
+
+@dataclass(frozen=True, slots=True)
+class TruncationResult:
+    content: str
+    truncated: bool
+    truncated_by: Literal["lines", "bytes"] | None
+    total_lines: int
+    total_bytes: int
+    output_lines: int
+    output_bytes: int
+    max_lines: int
+    max_bytes: int
+    last_line_partial: bool = False
+    """Tail cut only: the last line alone exceeded ``max_bytes`` and was cut from the left."""
+    first_line_exceeds_limit: bool = False
+    """Head cut only: the first line alone exceeds ``max_bytes``, so nothing could be kept."""
+
+
+def _split(text: str) -> list[str]:
+    lines = text.split("\n")
+    if len(lines) > 1 and lines[-1] == "":
+        lines.pop()
+    return lines
+
+
+def truncate_head(
+    text: str, max_lines: int = DEFAULT_MAX_LINES, max_bytes: int = DEFAULT_MAX_BYTES
+) -> TruncationResult:
+    """Keep whole lines from the start while both caps hold."""
+    total_bytes = len(text.encode("utf-8"))
+    lines = _split(text)
+    total_lines = len(lines) if text else 0
+    if total_lines <= max_lines and total_bytes <= max_bytes:
+        return TruncationResult(
+            text,
+            False,
+            None,
+            total_lines,
+            total_bytes,
+            total_lines,
+            total_bytes,
+            max_lines,
+            max_bytes,
+        )
+    first_bytes = len(lines[0].encode("utf-8"))
+    if first_bytes > max_bytes:
+        return TruncationResult(
+            "",
+            True,
+            "bytes",
+            total_lines,
+            total_bytes,
+            0,
+            0,
+            max_lines,
+            max_bytes,
+            first_line_exceeds_limit=True,
+        )
+    kept: list[str] = []
+    used = 0
+    truncated_by: Literal["lines", "bytes"] = "lines"
+    for index, line in enumerate(lines):
+        if index >= max_lines:
+            truncated_by = "lines"
+            break
+        size = len(line.encode("utf-8")) + (1 if index > 0 else 0)
+        if used + size > max_bytes:
+            truncated_by = "bytes"
+            break
+        kept.append(line)
+        used += size
+    content = "\n".join(kept)
+    return TruncationResult(
+        content,
+        True,
+        truncated_by,
+        total_lines,
+        total_bytes,
+        len(kept),
+        len(content.encode("utf-8")),
+        max_lines,
+        max_bytes,
+    )
+
+
+def truncate_tail(
+    text: str, max_lines: int = DEFAULT_MAX_LINES, max_bytes: int = DEFAULT_MAX_BYTES
+) -> TruncationResult:
+    """Keep whole lines from the end while both caps hold (a lone overlong line keeps its end)."""
+    total_bytes = len(text.encode("utf-8"))
+    lines = _split(text)
+    total_lines = len(lines) if text else 0
+    if total_lines <= max_lines and total_bytes <= max_bytes:
+        return TruncationResult(
+            text,
+            False,
+            None,
+            total_lines,
+            total_bytes,
+            total_lines,
+            total_bytes,
+            max_lines,
+            max_bytes,
+        )
+    kept: list[str] = []
+    used = 0
+    truncated_by: Literal["lines", "bytes"] = "lines"
+    partial = False
+    for line in reversed(lines):
+        if len(kept) >= max_lines:
+            truncated_by = "lines"
+            break
+        encoded = line.encode("utf-8")
+        size = len(encoded) + (1 if kept else 0)
+        if used + size > max_bytes:
+            truncated_by = "bytes"
+            if not kept:
+                tail = encoded[-max_bytes:].decode("utf-8", errors="ignore")
+                kept.append(tail)
+                partial = True
+            break
+        kept.append(line)
+        used += size
+    kept.reverse()
+    content = "\n".join(kept)
+    return TruncationResult(
+        content,
+        True,
+        truncated_by,
+        total_lines,
+        total_bytes,
+        len(kept),
+        len(content.encode("utf-8")),
+        max_lines,
+        max_bytes,
+        last_line_partial=partial,
+    )
+
+
+def truncate_line(line: str, max_chars: int = GREP_MAX_LINE_CHARS) -> tuple[str, bool]:
+    """Cap one line at ``max_chars`` characters; returns the text and whether it was cut."""
+    if len(line) <= max_chars:
+        return line, False
+    return f"{line[:max_chars]}... [truncated]", True
+
+
+def format_size(size: int) -> str:
+    """``512B``, ``12.3KB``, ``4.0MB``."""
+    if size < 1024:
+        return f"{size}B"
+    if size < 1024 * 1024:
+        return f"{size / 1024:.1f}KB"
+    return f"{size / (1024 * 1024):.1f}MB"

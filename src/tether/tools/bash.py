@@ -1,0 +1,238 @@
+"""The ``bash`` tool: run a shell command in the working directory and report its output.
+
+stdout and stderr arrive merged, in order. While output arrives, the model's view of it (the
+tail) is reported through ``on_update`` at most every 100 ms, and once more at the end for
+anything not yet reported. The model sees the last 2000 lines / 50 KiB; beyond that the full
+output is spilled to a temp file whose path the result names (:mod:`._output_spill`), so memory
+stays bounded however much a command prints.
+
+A non-zero exit, a timeout and an abort are errors that keep the output so far and end with what
+happened (``Command exited with code N`` / ``Command timed out after S seconds`` /
+``Command aborted``). Everything about processes — the session, killing whole trees, daemons
+that hold the pipe — belongs to the :class:`~tether.tools.operations.BashOperations` in use.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+from collections.abc import Callable
+from typing import Any
+
+from tether.agent import AgentToolResult, ToolError, UpdateCallback
+from tether.ai import AbortSignal, TextContent
+
+from ._definition import ToolContext, ToolDefinition
+from ._output_spill import OutputView, SpillingOutput
+from ._paths import resolve_path
+from ._truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, format_size
+from .operations._protocols import BashOperations, ExecResult
+
+__all__ = ["PROGRESS_INTERVAL_SECONDS", "create_bash_tool"]
+
+PROGRESS_INTERVAL_SECONDS = 0.1
+
+
+def create_bash_tool(
+    cwd: str,
+    *,
+    operations: BashOperations | None = None,
+    sandbox: bool | None = None,
+    default_timeout: float | None = None,
+) -> ToolDefinition:
+    """The ``bash`` tool, running commands in ``cwd``.
+
+    ``sandbox``: ``False`` never sandboxes; ``None`` sandboxes when bubblewrap support is
+    available — it is not built yet, so commands run unsandboxed and ``details["sandboxed"]`` is
+    ``False``; ``True`` requires a sandbox and therefore raises ``ValueError`` for now.
+    ``default_timeout`` (seconds) applies when the model gives no ``timeout``.
+    """
+    if sandbox is True:
+        raise ValueError(
+            "sandbox=True requires bubblewrap support, which is not available in this version "
+            "of tether; pass sandbox=None (sandbox when available) or sandbox=False."
+        )
+    if default_timeout is not None and not _is_valid_timeout(default_timeout):
+        raise ValueError(
+            f"default_timeout must be a finite number of seconds above 0, got {default_timeout!r}"
+        )
+    if operations is None:
+        from .operations._local import LocalOperations
+
+        operations = LocalOperations()
+    ops: BashOperations = operations
+    working_directory = resolve_path(".", cwd)
+
+    async def execute(
+        tool_call_id: str,
+        params: dict[str, Any],
+        signal: AbortSignal,
+        on_update: UpdateCallback | None,
+        ctx: ToolContext,
+    ) -> AgentToolResult:
+        command: str = params["command"]
+        timeout: float | None = params.get("timeout")
+        if timeout is None:
+            timeout = default_timeout
+        elif not _is_valid_timeout(timeout):
+            raise ToolError(f"timeout must be a finite number of seconds above 0, got {timeout!r}.")
+        output = SpillingOutput()
+        progress = _ThrottledProgress(on_update, lambda: _partial_result(output.view()))
+
+        def on_output(chunk: bytes) -> None:
+            output.feed(chunk)
+            progress.output_arrived()
+
+        try:
+            try:
+                result = await ops.exec(
+                    command,
+                    cwd=working_directory,
+                    on_output=on_output,
+                    timeout=timeout,
+                    signal=signal,
+                )
+            except FileNotFoundError as error:
+                if error.filename != working_directory:
+                    raise
+                raise ToolError(f"Working directory does not exist: {cwd}") from None
+            finally:
+                progress.stop()
+            progress.flush()
+            view = output.view()
+        finally:
+            output.close()
+        return _final_result(view, result, timeout)
+
+    timeout_default = (
+        f"Default: {default_timeout:g} seconds."
+        if default_timeout is not None
+        else "Default: no timeout."
+    )
+    return ToolDefinition(
+        name="bash",
+        label="Bash",
+        description=(
+            "Run a bash command in the working directory; stdout and stderr are returned "
+            f"merged. Output is cut to the last {DEFAULT_MAX_LINES} lines or "
+            f"{format_size(DEFAULT_MAX_BYTES)}, whichever is hit first; when cut, the full "
+            "output is saved to a temp file whose path is given. A non-zero exit code, a "
+            "timeout or an abort is reported as an error with the output so far."
+        ),
+        parameters={
+            "type": "object",
+            "properties": {
+                "command": {
+                    "type": "string",
+                    "description": "The command to run with bash -c, in the working directory.",
+                },
+                "timeout": {
+                    "type": "number",
+                    "exclusiveMinimum": 0,
+                    "description": "Seconds after which the command and every process it "
+                    f"started are killed. {timeout_default}",
+                },
+            },
+            "required": ["command"],
+        },
+        execute=execute,
+        prompt_snippet="Run shell commands in the working directory (tests, builds, git, scripts)",
+        prompt_guidelines=[
+            "Commands run without a terminal or input: pass flags such as --yes and avoid "
+            "pagers, editors and prompts.",
+            "Give commands that may run long a timeout; start servers in the background with "
+            "their output redirected to a file so the call returns.",
+        ],
+    )
+
+
+class _ThrottledProgress:
+    """Sends the output so far to ``on_update`` at most once per interval while output arrives.
+
+    Output that arrives within an interval of the last update is sent when the interval ends;
+    :meth:`flush` sends whatever has not been reported yet. Runs on the event loop.
+    """
+
+    def __init__(
+        self,
+        on_update: UpdateCallback | None,
+        render: Callable[[], AgentToolResult],
+        interval: float = PROGRESS_INTERVAL_SECONDS,
+    ) -> None:
+        self._on_update = on_update
+        self._render = render
+        self._interval = interval
+        self._loop = asyncio.get_running_loop()
+        self._last_sent = -math.inf
+        self._unreported = False
+        self._timer: asyncio.TimerHandle | None = None
+
+    def output_arrived(self) -> None:
+        if self._on_update is None:
+            return
+        self._unreported = True
+        if self._timer is not None:
+            return
+        wait = self._last_sent + self._interval - self._loop.time()
+        if wait <= 0:
+            self._send()
+        else:
+            self._timer = self._loop.call_later(wait, self._send)
+
+    def flush(self) -> None:
+        self.stop()
+        self._send()
+
+    def stop(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+
+    def _send(self) -> None:
+        self._timer = None
+        if self._on_update is None or not self._unreported:
+            return
+        self._unreported = False
+        self._last_sent = self._loop.time()
+        self._on_update(self._render())
+
+
+def _is_valid_timeout(value: object) -> bool:
+    return (
+        isinstance(value, int | float)
+        and not isinstance(value, bool)
+        and math.isfinite(value)
+        and value > 0
+    )
+
+
+def _join(*parts: str | None) -> str:
+    return "\n\n".join(part for part in parts if part)
+
+
+def _partial_result(view: OutputView) -> AgentToolResult:
+    return AgentToolResult(
+        [TextContent(_join(view.text.removesuffix("\n"), view.notice))],
+        details={"truncated": view.truncated, "full_output_path": view.full_output_path},
+    )
+
+
+def _final_result(view: OutputView, result: ExecResult, timeout: float | None) -> AgentToolResult:
+    text = view.text.removesuffix("\n")
+    details = {
+        "exit_code": result.exit_code,
+        "timed_out": result.timed_out,
+        "aborted": result.aborted,
+        "truncated": view.truncated,
+        "full_output_path": view.full_output_path,
+        "sandboxed": False,
+    }
+    if result.aborted:
+        raise ToolError(_join(text, view.notice, "Command aborted"), details=details)
+    if result.timed_out:
+        ending = f"Command timed out after {timeout:g} seconds"
+        raise ToolError(_join(text, view.notice, ending), details=details)
+    if result.exit_code != 0:
+        ending = f"Command exited with code {result.exit_code}"
+        raise ToolError(_join(text, view.notice, ending), details=details)
+    return AgentToolResult([TextContent(_join(text or "(no output)", view.notice))], details)

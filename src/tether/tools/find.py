@@ -1,0 +1,125 @@
+"""The ``find`` tool: list files by glob with ripgrep semantics (.gitignore respected).
+
+The listing belongs to a :class:`FindOperations` (``rg --files`` on this machine); this module
+turns the outcome into sorted relative POSIX paths, one per line, capped at ``limit`` results and
+2000 lines / 50 KiB, with a notice for every cut saying how to see the rest.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tether.agent import AgentToolResult, ToolError, UpdateCallback
+from tether.ai import AbortError, AbortSignal, TextContent
+
+from ._definition import ToolContext, ToolDefinition
+from ._paths import resolve_path
+from ._truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, format_size, truncate_head
+from .operations._local import LocalOperations
+from .operations._protocols import FindOperations, FindOutcome
+
+__all__ = ["create_find_tool"]
+
+_DEFAULT_LIMIT = 1000
+
+_DESCRIPTION = (
+    "Find files by glob pattern. Returns matching file paths relative to the searched "
+    "directory, sorted, one per line. Respects .gitignore and includes hidden files. "
+    f"Output stops at `limit` results (default {_DEFAULT_LIMIT}) or "
+    f"{DEFAULT_MAX_LINES} lines / {format_size(DEFAULT_MAX_BYTES)}, whichever comes first."
+)
+
+_PARAMETERS: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "pattern": {
+            "type": "string",
+            "description": "Glob to match files against, e.g. '*.py' (any depth), "
+            "'**/*.json' or 'src/**/*.spec.ts' (relative to path).",
+        },
+        "path": {
+            "type": "string",
+            "description": "Directory to search in (default: the working directory).",
+        },
+        "limit": {
+            "type": "integer",
+            "minimum": 1,
+            "description": f"Maximum number of results (default {_DEFAULT_LIMIT}).",
+        },
+    },
+    "required": ["pattern"],
+    "additionalProperties": False,
+}
+
+
+def create_find_tool(cwd: str, *, operations: FindOperations | None = None) -> ToolDefinition:
+    """A ``find`` tool listing files under ``cwd`` via ``operations`` (default: this machine)."""
+    ops: FindOperations = operations if operations is not None else LocalOperations()
+
+    async def execute(
+        tool_call_id: str,
+        params: dict[str, Any],
+        signal: AbortSignal,
+        on_update: UpdateCallback | None,
+        ctx: ToolContext,
+    ) -> AgentToolResult:
+        pattern: str = params["pattern"]
+        given_path: str = params.get("path") or cwd
+        limit = int(params.get("limit", _DEFAULT_LIMIT))
+        try:
+            outcome = await ops.find(pattern, resolve_path(given_path, cwd), limit, signal=signal)
+        except FileNotFoundError:
+            raise ToolError(f"Path not found: {given_path}") from None
+        except PermissionError:
+            raise ToolError(f"Permission denied: {given_path}") from None
+        except ValueError as error:
+            raise ToolError(f"Invalid glob pattern {pattern!r}: {error}") from None
+        except AbortError:
+            raise ToolError(f"find for {pattern!r} was aborted.") from None
+        return _find_result(outcome, limit)
+
+    return ToolDefinition(
+        name="find",
+        label="find",
+        description=_DESCRIPTION,
+        parameters=_PARAMETERS,
+        execute=execute,
+        prompt_snippet="Find files by glob pattern (respects .gitignore)",
+        prompt_guidelines=[
+            "Use find to locate files by name instead of running find or ls -R through bash.",
+        ],
+    )
+
+
+def _find_result(outcome: FindOutcome, limit: int) -> AgentToolResult:
+    if not outcome.paths:
+        return AgentToolResult(
+            content=[TextContent("No files found matching pattern")],
+            details={"count": 0, "result_limit_reached": None},
+        )
+    truncation = truncate_head("\n".join(outcome.paths))
+    notices: list[str] = []
+    if outcome.limit_reached:
+        notices.append(
+            f"[{limit} results limit reached. Use limit={limit * 2} for more, or refine pattern]"
+        )
+    if truncation.truncated:
+        cap = (
+            f"{truncation.max_lines} lines"
+            if truncation.truncated_by == "lines"
+            else format_size(truncation.max_bytes)
+        )
+        notices.append(
+            f"[Output capped at {cap}: showing {truncation.output_lines} of "
+            f"{truncation.total_lines} paths. Refine pattern or search a subdirectory "
+            "to see the rest]"
+        )
+    text = truncation.content
+    if notices:
+        text += "\n\n" + "\n".join(notices)
+    details: dict[str, Any] = {
+        "count": len(outcome.paths),
+        "result_limit_reached": limit if outcome.limit_reached else None,
+        "truncated_by": truncation.truncated_by,
+    }
+    return AgentToolResult(content=[TextContent(text)], details=details)

@@ -1,0 +1,193 @@
+"""The ``grep`` tool: search file contents with ripgrep semantics.
+
+The search itself belongs to a :class:`GrepOperations` (``rg`` on this machine, anything else
+elsewhere); this module turns the model's arguments into a :class:`GrepQuery` and the outcome into
+text a model can act on: ``file:line: text`` for matches, ``file-line- text`` for context lines,
+each line capped at 500 characters, the whole capped at 2000 lines / 50 KiB, and a notice for
+every cut saying how to see the rest.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tether.agent import AgentToolResult, ToolError, UpdateCallback
+from tether.ai import AbortError, AbortSignal, TextContent
+
+from ._definition import ToolContext, ToolDefinition
+from ._paths import resolve_path
+from ._truncate import (
+    DEFAULT_MAX_BYTES,
+    DEFAULT_MAX_LINES,
+    GREP_MAX_LINE_CHARS,
+    format_size,
+    truncate_head,
+    truncate_line,
+)
+from .operations._local import LocalOperations
+from .operations._protocols import GrepLine, GrepOperations, GrepOutcome, GrepQuery
+
+__all__ = ["create_grep_tool"]
+
+DEFAULT_GREP_LIMIT = 100
+
+_DESCRIPTION = (
+    "Search file contents for a pattern (ripgrep). Returns matching lines as `file:line: text` "
+    "and context lines as `file-line- text`, with paths relative to the searched directory. "
+    "Respects .gitignore and includes hidden files. "
+    f"Output stops at `limit` matches (default {DEFAULT_GREP_LIMIT}) or "
+    f"{DEFAULT_MAX_LINES} lines / {format_size(DEFAULT_MAX_BYTES)}, whichever comes first; "
+    f"lines longer than {GREP_MAX_LINE_CHARS} characters are cut."
+)
+
+_PARAMETERS: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "pattern": {
+            "type": "string",
+            "description": "Regular expression (Rust regex syntax) to search for, "
+            "or plain text when literal is true.",
+        },
+        "path": {
+            "type": "string",
+            "description": "Directory or file to search (default: the working directory).",
+        },
+        "glob": {
+            "type": "string",
+            "description": "Only search files whose path matches this glob, "
+            "e.g. '*.py' or 'src/**/*.ts'.",
+        },
+        "ignore_case": {
+            "type": "boolean",
+            "description": "Match case-insensitively (default false).",
+        },
+        "literal": {
+            "type": "boolean",
+            "description": "Treat pattern as plain text, not a regex (default false).",
+        },
+        "context": {
+            "type": "integer",
+            "minimum": 0,
+            "description": "Lines of context to show before and after each match (default 0).",
+        },
+        "limit": {
+            "type": "integer",
+            "minimum": 1,
+            "description": f"Maximum number of matches to return (default {DEFAULT_GREP_LIMIT}).",
+        },
+    },
+    "required": ["pattern"],
+    "additionalProperties": False,
+}
+
+
+def create_grep_tool(cwd: str, *, operations: GrepOperations | None = None) -> ToolDefinition:
+    """A ``grep`` tool searching under ``cwd`` through ``operations`` (default: this machine)."""
+    ops: GrepOperations = operations if operations is not None else LocalOperations()
+
+    async def execute(
+        tool_call_id: str,
+        params: dict[str, Any],
+        signal: AbortSignal,
+        on_update: UpdateCallback | None,
+        ctx: ToolContext,
+    ) -> AgentToolResult:
+        pattern: str = params["pattern"]
+        given_path: str = params.get("path") or cwd
+        limit = int(params.get("limit", DEFAULT_GREP_LIMIT))
+        query = GrepQuery(
+            pattern=pattern,
+            path=resolve_path(given_path, cwd),
+            glob=params.get("glob") or None,
+            ignore_case=bool(params.get("ignore_case", False)),
+            literal=bool(params.get("literal", False)),
+            context=int(params.get("context", 0)),
+            limit=limit,
+        )
+        try:
+            outcome = await ops.grep(query, signal=signal)
+        except FileNotFoundError:
+            raise ToolError(f"Path not found: {given_path}") from None
+        except PermissionError:
+            raise ToolError(f"Permission denied: {given_path}") from None
+        except ValueError as error:
+            raise ToolError(_invalid_query_message(query, str(error))) from None
+        except AbortError:
+            raise ToolError(f"grep for {pattern!r} was aborted.") from None
+        return _grep_result(outcome, limit)
+
+    return ToolDefinition(
+        name="grep",
+        label="grep",
+        description=_DESCRIPTION,
+        parameters=_PARAMETERS,
+        execute=execute,
+        prompt_snippet="Search file contents for a regex or literal text (respects .gitignore)",
+        prompt_guidelines=[
+            "Use grep to search file contents instead of running grep or rg through bash.",
+            "Narrow broad searches with path and glob before raising limit.",
+        ],
+    )
+
+
+def _invalid_query_message(query: GrepQuery, reason: str) -> str:
+    message = f"Invalid search for pattern {query.pattern!r}: {reason}"
+    if not query.literal and "regex" in reason:
+        message += "\nTo search for the text as written, set literal=true."
+    return message
+
+
+def _format_grep_lines(lines: list[GrepLine]) -> tuple[list[str], list[bool]]:
+    """Each line as ``path:line: text`` (match) or ``path-line- text`` (context), capped.
+
+    Returns the rendered lines and, per line, whether its text was cut.
+    """
+    rendered: list[str] = []
+    cut_flags: list[bool] = []
+    for line in lines:
+        text, cut = truncate_line(line.text, GREP_MAX_LINE_CHARS)
+        separator = ":" if line.is_match else "-"
+        rendered.append(f"{line.path}{separator}{line.line_number}{separator} {text}")
+        cut_flags.append(cut)
+    return rendered, cut_flags
+
+
+def _grep_result(outcome: GrepOutcome, limit: int) -> AgentToolResult:
+    if not outcome.lines:
+        return AgentToolResult(
+            content=[TextContent("No matches found")],
+            details={"match_count": 0, "match_limit_reached": None},
+        )
+    rendered, cut_flags = _format_grep_lines(outcome.lines)
+    truncation = truncate_head("\n".join(rendered))
+    lines_cut = any(cut_flags[: truncation.output_lines])
+    notices: list[str] = []
+    if outcome.limit_reached:
+        notices.append(
+            f"[{limit} matches limit reached. Use limit={limit * 2} for more, or refine pattern]"
+        )
+    if truncation.truncated:
+        cap = (
+            f"{truncation.max_lines} lines"
+            if truncation.truncated_by == "lines"
+            else format_size(truncation.max_bytes)
+        )
+        notices.append(
+            f"[Output capped at {cap}: showing {truncation.output_lines} of "
+            f"{truncation.total_lines} lines. Narrow the search with path or glob, "
+            "or refine pattern, to see the rest]"
+        )
+    if lines_cut:
+        notices.append(
+            f"[Some lines truncated to {GREP_MAX_LINE_CHARS} chars. Use read to see full lines]"
+        )
+    text = truncation.content
+    if notices:
+        text += "\n\n" + "\n".join(notices)
+    details: dict[str, Any] = {
+        "match_count": outcome.match_count,
+        "match_limit_reached": limit if outcome.limit_reached else None,
+        "lines_truncated": lines_cut,
+        "truncated_by": truncation.truncated_by,
+    }
+    return AgentToolResult(content=[TextContent(text)], details=details)

@@ -1,0 +1,200 @@
+"""``LocalExecOperations``: shell commands on this machine, with process trees that always die.
+
+Each command runs as ``bash -c COMMAND`` (``/bin/sh`` when there is no bash) under a small owner
+process, :mod:`._reaper`, started in a new session. The reaper is a child subreaper, so every
+descendant of the command — daemons that called ``setsid`` and double-forked included — stays
+its descendant; asking it to stop (``SIGTERM``) kills the whole tree. Its module docstring says
+why that is the reliable choice and what it guarantees.
+
+Output: one pipe carries both stdout and stderr (merged in arrival order) and is read from the
+event loop as data arrives, so memory stays bounded by what ``on_output`` keeps. A daemon may
+inherit the pipe and hold it open after the command exits, so reading stops a short drain period
+after the command exits instead of waiting for an end-of-file that may never come. Such daemons
+are left alone on a normal exit; only timeout and abort kill the tree.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import errno
+import os
+import shutil
+import signal as signals
+import sys
+from collections.abc import Callable, Mapping
+from typing import Any, Literal
+
+from tether.ai import AbortSignal
+
+from ._protocols import ExecResult
+
+__all__ = ["LocalExecOperations"]
+
+_REAPER_SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_reaper.py")
+_READ_CHUNK_BYTES = 64 * 1024
+_DRAIN_SECONDS = 0.15
+"""How long to keep reading after the command exited (or its tree was killed) before giving up
+on an end-of-file that a daemon holding the pipe may never send."""
+_REAPER_GRACE_SECONDS = 8.0
+"""How long the reaper gets to kill the tree (it gives up itself after 5 s) before the fallback."""
+
+_Outcome = Literal["exited", "timed_out", "aborted"]
+
+
+class LocalExecOperations:
+    """``exec``: run a shell command in its own session; timeout and abort kill its whole tree."""
+
+    async def exec(
+        self,
+        command: str,
+        *,
+        cwd: str,
+        on_output: Callable[[bytes], None],
+        timeout: float | None = None,
+        signal: AbortSignal | None = None,
+        env: Mapping[str, str] | None = None,
+    ) -> ExecResult:
+        """Run ``command`` and stream its merged output to ``on_output`` chunk by chunk.
+
+        ``env`` replaces the environment (``None`` inherits this process's). A missing ``cwd``
+        raises ``FileNotFoundError`` whose ``filename`` is ``cwd``, before anything is started.
+        An exception raised by ``on_output`` is re-raised once the command has finished.
+        """
+        if not os.path.isdir(cwd):
+            raise FileNotFoundError(errno.ENOENT, "Working directory does not exist", cwd)
+        if signal is not None and signal.aborted:
+            return ExecResult(None, aborted=True)
+        shell = shutil.which("bash") or "/bin/sh"
+        read_fd, write_fd = os.pipe()
+        try:
+            process = await asyncio.create_subprocess_exec(
+                sys.executable,
+                "-I",
+                _REAPER_SCRIPT,
+                str(os.getpid()),
+                shell,
+                "-c",
+                command,
+                stdin=asyncio.subprocess.DEVNULL,
+                stdout=write_fd,
+                stderr=asyncio.subprocess.STDOUT,
+                cwd=cwd,
+                env=dict(env) if env is not None else None,
+                start_new_session=True,
+            )
+        except BaseException:
+            os.close(read_fd)
+            raise
+        finally:
+            os.close(write_fd)
+        reader = _PipeReader(read_fd, on_output)
+        try:
+            outcome = await _wait_for_exit(process, timeout, signal)
+            if outcome != "exited":
+                await _kill_tree(process)
+            await reader.wait_for_eof(_DRAIN_SECONDS)
+        finally:
+            reader.close()
+            if process.returncode is None:  # cancelled or failed on the way: never leave the tree
+                _ask_reaper_to_kill(process)
+        if reader.error is not None:
+            raise reader.error
+        if outcome == "exited":
+            return ExecResult(process.returncode)
+        return ExecResult(None, timed_out=outcome == "timed_out", aborted=outcome == "aborted")
+
+
+async def _wait_for_exit(
+    process: asyncio.subprocess.Process, timeout: float | None, signal: AbortSignal | None
+) -> _Outcome:
+    exited: asyncio.Future[Any] = asyncio.ensure_future(process.wait())
+    waiters = {exited}
+    aborted: asyncio.Future[Any] | None = None
+    if signal is not None:
+        aborted = asyncio.ensure_future(signal.wait())
+        waiters.add(aborted)
+    try:
+        done, _ = await asyncio.wait(waiters, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for waiter in waiters:
+            waiter.cancel()
+    if exited in done:
+        return "exited"
+    return "aborted" if aborted is not None and aborted in done else "timed_out"
+
+
+def _ask_reaper_to_kill(process: asyncio.subprocess.Process) -> None:
+    with contextlib.suppress(ProcessLookupError):
+        process.send_signal(signals.SIGTERM)
+
+
+async def _kill_tree(process: asyncio.subprocess.Process) -> None:
+    """Have the reaper kill the tree and wait for it; sweep from here if it does not respond."""
+    _ask_reaper_to_kill(process)
+    try:
+        await asyncio.wait_for(process.wait(), _REAPER_GRACE_SECONDS)
+    except TimeoutError:
+        _sweep(process)
+        await process.wait()
+
+
+def _sweep(process: asyncio.subprocess.Process) -> None:
+    """Fallback for a reaper that does not respond: kill what is still below it, then it."""
+    import psutil
+
+    try:
+        descendants = psutil.Process(process.pid).children(recursive=True)
+    except psutil.Error:
+        descendants = []
+    for descendant in descendants:
+        with contextlib.suppress(psutil.Error):
+            descendant.kill()
+    with contextlib.suppress(ProcessLookupError):
+        process.kill()
+
+
+class _PipeReader:
+    """Reads the output pipe from the event loop and hands on each chunk as it arrives.
+
+    If ``on_output`` raises, the error is kept and the pipe is still drained (and discarded),
+    so the command never blocks on a full pipe.
+    """
+
+    def __init__(self, fd: int, on_output: Callable[[bytes], None]) -> None:
+        self._fd = fd
+        self._on_output = on_output
+        self._loop = asyncio.get_running_loop()
+        self._eof: asyncio.Future[None] = self._loop.create_future()
+        self.error: Exception | None = None
+        os.set_blocking(fd, False)
+        self._loop.add_reader(fd, self._read)
+
+    def _read(self) -> None:
+        try:
+            chunk = os.read(self._fd, _READ_CHUNK_BYTES)
+        except BlockingIOError:
+            return
+        except OSError:
+            chunk = b""
+        if not chunk:
+            self.close()
+            return
+        if self.error is None:
+            try:
+                self._on_output(chunk)
+            except Exception as error:
+                self.error = error
+
+    async def wait_for_eof(self, timeout: float) -> None:
+        await asyncio.wait({self._eof}, timeout=timeout)
+
+    def close(self) -> None:
+        """Stop reading and close the pipe (a daemon may still hold its other end)."""
+        if self._fd < 0:
+            return
+        self._loop.remove_reader(self._fd)
+        os.close(self._fd)
+        self._fd = -1
+        if not self._eof.done():
+            self._eof.set_result(None)

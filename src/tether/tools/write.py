@@ -1,0 +1,94 @@
+"""The ``write`` tool: create or replace a whole file with the model's text.
+
+The bytes written are the UTF-8 encoding of ``content``, and that byte count is what the result
+reports. Parent directories are created. The replacement is atomic (the operations write a temp
+file and rename it over the target, :meth:`WriteOperations.write_file`), so a reader or a crash
+never sees a half-written file. Writes and edits of one file are serialised through the file
+mutation queue, keyed by the real path, so a parallel batch touching the same file stays ordered.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tether.agent import AgentToolResult, ToolError, UpdateCallback
+from tether.ai import AbortSignal, TextContent
+
+from ._definition import ToolContext, ToolDefinition
+from ._mutation_queue import with_file_mutation_queue
+from ._paths import resolve_path
+from .operations._protocols import WriteOperations
+
+__all__ = ["create_write_tool"]
+
+_PARAMETERS: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "path": {
+            "type": "string",
+            "description": "File to write: relative to the working directory, or absolute.",
+        },
+        "content": {
+            "type": "string",
+            "description": "The complete new content of the file.",
+        },
+    },
+    "required": ["path", "content"],
+}
+
+
+def create_write_tool(cwd: str, *, operations: WriteOperations | None = None) -> ToolDefinition:
+    """The ``write`` tool rooted at ``cwd``."""
+    if operations is None:
+        from .operations._local import LocalOperations
+
+        operations = LocalOperations()
+    ops: WriteOperations = operations
+
+    async def execute(
+        tool_call_id: str,
+        params: dict[str, Any],
+        signal: AbortSignal,
+        on_update: UpdateCallback | None,
+        ctx: ToolContext,
+    ) -> AgentToolResult:
+        path: str = params["path"]
+        data = params["content"].encode("utf-8")
+        resolved = resolve_path(path, cwd)
+
+        async def write() -> None:
+            signal.throw_if_aborted()
+            await ops.write_file(resolved, data)
+
+        try:
+            await with_file_mutation_queue(resolved, write, real_path=ops.real_path)
+        except IsADirectoryError as exc:
+            raise ToolError(f"Cannot write {path}: it is a directory.") from exc
+        except (NotADirectoryError, FileExistsError) as exc:
+            raise ToolError(
+                f"Cannot write {path}: part of its parent path is a file, not a directory."
+            ) from exc
+        except PermissionError as exc:
+            raise ToolError(f"Permission denied: cannot write {path}.") from exc
+        except OSError as exc:
+            raise ToolError(f"Cannot write {path}: {exc.strerror or exc}.") from exc
+        return AgentToolResult(
+            [TextContent(f"Successfully wrote {len(data)} bytes to {path}")],
+            details={"path": resolved, "bytes": len(data)},
+        )
+
+    return ToolDefinition(
+        name="write",
+        label="Write",
+        description=(
+            "Write a file: create it, or replace its whole content. Parent directories are "
+            "created. Prefer edit for changing part of an existing file."
+        ),
+        parameters=_PARAMETERS,
+        execute=execute,
+        prompt_snippet="Create a file or replace a whole file's content",
+        prompt_guidelines=[
+            "Use write only for new files or complete rewrites; use edit for changes to part of "
+            "a file.",
+        ],
+    )
