@@ -191,6 +191,18 @@ async def test_byte_cap_cuts_at_a_line_boundary_and_names_the_next_offset(
     assert result.details["truncation"]["truncated_by"] == "bytes"
 
 
+async def test_lines_filling_the_byte_cap_exactly_are_shown_whole_without_notice(
+    workspace: Workspace,
+) -> None:
+    # 25,599 + 1 + 25,600 bytes of content is exactly the cap; only the final newline exceeds it.
+    workspace.write("exact.txt", "a" * 25_599 + "\n" + "b" * 25_600 + "\n")
+    result = await read(workspace, path="exact.txt")
+    assert text_of(result.content) == "a" * 25_599 + "\n" + "b" * 25_600
+    assert result.details["end_line"] == 2
+    assert result.details["total_lines"] == 2
+    assert result.details["next_offset"] is None
+
+
 async def test_byte_cap_with_a_limit_still_reports_the_cap(workspace: Workspace) -> None:
     workspace.write("wide.txt", "".join(f"{'y' * 199}\n" for _ in range(300)))
     result = await read(workspace, path="wide.txt", limit=290)

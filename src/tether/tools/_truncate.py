@@ -96,6 +96,8 @@ def truncate_head(
             break
         kept.append(line)
         used += size
+    else:
+        return _only_final_newline_dropped(kept, total_lines, total_bytes, max_lines, max_bytes)
     content = "\n".join(kept)
     return TruncationResult(
         content,
@@ -141,13 +143,16 @@ def truncate_tail(
         size = len(encoded) + (1 if kept else 0)
         if used + size > max_bytes:
             truncated_by = "bytes"
-            if not kept:
+            if not kept and max_bytes > 0:
                 tail = encoded[-max_bytes:].decode("utf-8", errors="ignore")
                 kept.append(tail)
                 partial = True
             break
         kept.append(line)
         used += size
+    else:
+        kept.reverse()
+        return _only_final_newline_dropped(kept, total_lines, total_bytes, max_lines, max_bytes)
     kept.reverse()
     content = "\n".join(kept)
     return TruncationResult(
@@ -161,6 +166,17 @@ def truncate_tail(
         max_lines,
         max_bytes,
         last_line_partial=partial,
+    )
+
+
+def _only_final_newline_dropped(
+    kept: list[str], total_lines: int, total_bytes: int, max_lines: int, max_bytes: int
+) -> TruncationResult:
+    """Every line fits; only the text's final newline pushed it over the byte cap."""
+    content = "\n".join(kept)
+    size = len(content.encode("utf-8"))
+    return TruncationResult(
+        content, False, None, total_lines, total_bytes, len(kept), size, max_lines, max_bytes
     )
 
 

@@ -159,7 +159,7 @@ class _LineScanner:
                     break
                 continue
             pending = len(self._buffer) - self._start
-            if used + pending + (1 if lines else 0) > max_bytes:
+            if pending and used + pending + (1 if lines else 0) > max_bytes:
                 lines.append(self._buffer[self._start :])
                 self._buffer, self._start = b"", 0
                 self.mid_line = True
