@@ -1,0 +1,53 @@
+"""Verdicts: what a deterministic check says about one action, and why."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Literal, TypeAlias
+
+__all__ = ["ALLOW", "PolicyDecision", "Verdict", "strictest"]
+
+PolicyDecision: TypeAlias = Literal["allow", "approve", "deny"]
+"""``allow`` runs; ``approve`` needs a person (or the reviewer); ``deny`` never runs."""
+
+_SEVERITY: dict[str, int] = {"allow": 0, "approve": 1, "deny": 2}
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    decision: PolicyDecision
+    reasons: tuple[str, ...] = field(default_factory=tuple)
+    """Human-readable, each naming the command or path and the rule that applied."""
+
+    @staticmethod
+    def allow(*reasons: str) -> Verdict:
+        return Verdict("allow", tuple(reasons))
+
+    @staticmethod
+    def approve(*reasons: str) -> Verdict:
+        return Verdict("approve", tuple(reasons))
+
+    @staticmethod
+    def deny(*reasons: str) -> Verdict:
+        return Verdict("deny", tuple(reasons))
+
+
+ALLOW = Verdict("allow")
+
+
+def strictest(verdicts: Iterable[Verdict | None]) -> Verdict:
+    """The most severe decision of ``verdicts`` with the reasons that led to it.
+
+    ``None`` entries (no opinion) are skipped; nothing at all means ``allow``.
+    """
+    decision: PolicyDecision = "allow"
+    reasons: list[str] = []
+    for verdict in verdicts:
+        if verdict is None:
+            continue
+        if _SEVERITY[verdict.decision] > _SEVERITY[decision]:
+            decision, reasons = verdict.decision, list(verdict.reasons)
+        elif verdict.decision == decision:
+            reasons.extend(r for r in verdict.reasons if r not in reasons)
+    return Verdict(decision, tuple(reasons))
