@@ -143,13 +143,20 @@ def _to_lf(text: str) -> str:
 
 
 def _locate(haystack: str, needle: str) -> tuple[int, int]:
-    """First position of ``needle`` and how many times it occurs (overlapping ones included)."""
+    """First position of ``needle`` and how many times it occurs.
+
+    The count (for the error message) is only taken when there is a second occurrence, so a unique
+    match costs one pass over ``haystack``. Occurrences that do not overlap are counted; when they
+    all overlap one another, each one counts.
+    """
     first = haystack.find(needle)
     if first < 0:
         return -1, 0
+    position = haystack.find(needle, first + 1)
+    if position < 0:
+        return first, 1
     count = haystack.count(needle)
-    if count == 1 and haystack.find(needle, first + 1) >= 0:
-        count, position = 0, first
+    if count == 1:  # each occurrence overlaps the next: count them one by one
         while position >= 0:
             count += 1
             position = haystack.find(needle, position + 1)
@@ -161,7 +168,7 @@ class _LineEndings:
 
     def __init__(self, text: str) -> None:
         self.original = text
-        self.lf = _to_lf(text)
+        self.lf = _to_lf(text) if "\r" in text else text
         self.eol = _first_line_ending(text)
         self._folded: list[int] = []
         """LF-text positions of the ``\\n`` of every folded ``\\r\\n``."""
