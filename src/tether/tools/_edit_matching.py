@@ -21,6 +21,8 @@ import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ._edit_diff import ReplacedRegion
+
 __all__ = ["EditOutcome", "EditProblem", "EditsRejected", "apply_edits", "normalize_line"]
 
 _TOLERANT_CHARACTERS = str.maketrans(
@@ -68,6 +70,8 @@ class EditOutcome:
     """The new text, in the original's line endings."""
     unchanged: list[bool]
     """Per edit: its replacement equals the text it replaced."""
+    regions: list[ReplacedRegion]
+    """Where the edits landed, in the original and the new text, in file order."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -299,16 +303,21 @@ def _line_span(text_lf: str, start: int, end: int) -> str:
 
 
 def _assemble(source: _LineEndings, located: list[_Replacement], edit_count: int) -> EditOutcome:
+    """The new text, joined once from the untouched stretches and the replacements."""
     unchanged = [False] * edit_count
+    regions: list[ReplacedRegion] = []
     parts: list[str] = []
-    cursor = 0
+    cursor = new_length = 0
     for replacement in located:
         start = source.to_original(replacement.start)
         end = source.to_original(replacement.end)
         new_text = source.with_file_endings(replacement.text)
         unchanged[replacement.index] = new_text == source.original[start:end]
+        new_start = new_length + start - cursor
+        new_length = new_start + len(new_text)
+        regions.append(ReplacedRegion(start, end, new_start, new_length))
         parts.append(source.original[cursor:start])
         parts.append(new_text)
         cursor = end
     parts.append(source.original[cursor:])
-    return EditOutcome("".join(parts), unchanged)
+    return EditOutcome("".join(parts), unchanged, regions)

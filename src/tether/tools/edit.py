@@ -118,8 +118,12 @@ def create_edit_tool(cwd: str, *, operations: EditOperations | None = None) -> T
             return AgentToolResult(
                 content=[TextContent(f"Successfully replaced {len(edits)} block(s) in {path}.")],
                 details={
-                    "diff": unified_diff(original, outcome.text, _diff_path(resolved, cwd)),
-                    "first_changed_line": first_changed_line(original, outcome.text),
+                    "diff": unified_diff(
+                        original, outcome.text, outcome.regions, _diff_path(resolved, cwd)
+                    ),
+                    "first_changed_line": first_changed_line(
+                        original, outcome.text, outcome.regions
+                    ),
                 },
             )
 
