@@ -267,6 +267,37 @@ async def test_crlf_and_invalid_utf8_lines_are_shown_cleanly(tmp_path: Path):
     assert await grep(tool, pattern="alpha") == "w.txt:1: caf\ufffd alpha"
 
 
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize(
+    ("extra", "one_more_line", "shown"), [(0, False, 0), (0, True, 0), (1, False, -1)]
+)
+async def test_output_right_at_50_kib_is_not_capped_beyond_it_is(
+    backend: str, tmp_path: Path, extra: int, one_more_line: bool, shown: int
+):
+    # Lines of at most 500 characters whose rendering, joined by newlines, is 50 KiB (+ extra).
+    texts: list[str] = []
+    size = -1
+    while size + len(f"f.txt:{len(texts) + 1}: ") + 491 <= 50 * 1024:
+        texts.append("needle " + "y" * 483)
+        size += len(f"f.txt:{len(texts)}: ") + 491
+    room = 50 * 1024 - size + extra
+    for index in range(len(texts)):
+        texts[index] += "y" * min(room, 10)
+        room -= min(room, 10)
+    kept = len(texts) + shown
+    if one_more_line:
+        texts.append("needle")
+    tool = make_tool(backend, tmp_path, {"f.txt": "".join(f"{text}\n" for text in texts)})
+    text = await grep(tool, pattern="needle", limit=1000)
+    if kept == len(texts):
+        assert len(text.encode()) == 50 * 1024
+        assert len(text.splitlines()) == kept
+    else:
+        head, notice = text.split("\n\n")
+        assert len(head.splitlines()) == kept
+        assert notice.startswith(f"[Output capped at 50.0KB: showing {kept} of {len(texts)} lines.")
+
+
 async def test_default_path_is_the_tools_cwd(tmp_path: Path):
     make_tool("local", tmp_path, TREE)
     tool = create_grep_tool(str(tmp_path / "sub"))

@@ -9,6 +9,7 @@ every cut saying how to see the rest.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from tether.agent import AgentToolResult, ToolError, UpdateCallback
@@ -137,19 +138,26 @@ def _invalid_query_message(query: GrepQuery, reason: str) -> str:
     return message
 
 
-def _format_grep_lines(lines: list[GrepLine]) -> tuple[list[str], list[bool]]:
-    """Each line as ``path:line: text`` (match) or ``path-line- text`` (context), capped.
+def _render_head(lines: Sequence[GrepLine]) -> tuple[str, list[bool]]:
+    """The lines as ``path:line: text`` (match) or ``path-line- text`` (context), text capped,
+    and per line whether its text was cut.
 
-    Returns the rendered lines and, per line, whether its text was cut.
+    Rendering stops once the lines rendered exceed a cap of :func:`truncate_head` (characters
+    never outnumber UTF-8 bytes), so a cut keeps what cutting the whole listing would keep.
     """
     rendered: list[str] = []
     cut_flags: list[bool] = []
+    size = 0
     for line in lines:
+        if len(rendered) > DEFAULT_MAX_LINES or size > DEFAULT_MAX_BYTES:
+            break
         text, cut = truncate_line(line.text, GREP_MAX_LINE_CHARS)
         separator = ":" if line.is_match else "-"
-        rendered.append(f"{line.path}{separator}{line.line_number}{separator} {text}")
+        entry = f"{line.path}{separator}{line.line_number}{separator} {text}"
+        size += len(entry) + (1 if rendered else 0)  # as joined by newlines
+        rendered.append(entry)
         cut_flags.append(cut)
-    return rendered, cut_flags
+    return "\n".join(rendered), cut_flags
 
 
 def _grep_result(outcome: GrepOutcome, limit: int) -> AgentToolResult:
@@ -158,8 +166,8 @@ def _grep_result(outcome: GrepOutcome, limit: int) -> AgentToolResult:
             content=[TextContent("No matches found")],
             details={"match_count": 0, "match_limit_reached": None},
         )
-    rendered, cut_flags = _format_grep_lines(outcome.lines)
-    truncation = truncate_head("\n".join(rendered))
+    head, cut_flags = _render_head(outcome.lines)
+    truncation = truncate_head(head)
     lines_cut = any(cut_flags[: truncation.output_lines])
     notices: list[str] = []
     if outcome.limit_reached:
@@ -174,7 +182,7 @@ def _grep_result(outcome: GrepOutcome, limit: int) -> AgentToolResult:
         )
         notices.append(
             f"[Output capped at {cap}: showing {truncation.output_lines} of "
-            f"{truncation.total_lines} lines. Narrow the search with path or glob, "
+            f"{len(outcome.lines)} lines. Narrow the search with path or glob, "
             "or refine pattern, to see the rest]"
         )
     if lines_cut:
