@@ -10,11 +10,19 @@ A non-zero exit, a timeout and an abort are errors that keep the output so far a
 happened (``Command exited with code N`` / ``Command timed out after S seconds`` /
 ``Command aborted``). Everything about processes — the session, killing whole trees, daemons
 that hold the pipe — belongs to the :class:`~tether.tools.operations.BashOperations` in use.
+
+Sandbox (SECURITY §6): by default commands run in a bubblewrap sandbox
+(:class:`~tether.tools.operations._sandbox.BubblewrapSandbox`) with only the working directory
+writable, when this machine can make one. Whether a tool's commands are sandboxed is fixed when
+the tool is made and stated in ``metadata["sandboxed"]`` — governance lets commands that would
+only need approval run unasked in a sandbox — and in every result's ``details["sandboxed"]``.
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
+import logging
 import math
 from collections.abc import Callable
 from typing import Any
@@ -26,9 +34,13 @@ from ._definition import ToolContext, ToolDefinition
 from ._output_spill import OutputView, SpillingOutput
 from ._paths import resolve_path
 from ._truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, format_size
+from .operations._local_exec import LocalExecOperations
 from .operations._protocols import BashOperations, ExecResult
+from .operations._sandbox import BubblewrapSandbox
 
 __all__ = ["PROGRESS_INTERVAL_SECONDS", "create_bash_tool"]
+
+_logger = logging.getLogger(__name__)
 
 PROGRESS_INTERVAL_SECONDS = 0.1
 
@@ -42,26 +54,24 @@ def create_bash_tool(
 ) -> ToolDefinition:
     """The ``bash`` tool, running commands in ``cwd``.
 
-    ``sandbox``: ``False`` never sandboxes; ``None`` sandboxes when bubblewrap support is
-    available — it is not built yet, so commands run unsandboxed and ``details["sandboxed"]`` is
-    ``False``; ``True`` requires a sandbox and therefore raises ``ValueError`` for now.
+    ``sandbox``: ``None`` runs commands in a bubblewrap sandbox whose workspace is ``cwd`` when
+    :meth:`BubblewrapSandbox.available`, and otherwise unsandboxed, logging a warning once per
+    process; ``True`` requires the sandbox and raises ``ValueError`` when it is not available;
+    ``False`` never sandboxes. Given ``operations`` run commands their own way: the tool counts
+    as sandboxed exactly when their ``sandbox`` attribute is a :class:`BubblewrapSandbox`
+    (as :class:`LocalExecOperations` made with one has), and ``sandbox=True`` / ``False``
+    must agree with that or ``ValueError`` is raised.
     ``default_timeout`` (seconds) applies when the model gives no ``timeout``.
     """
-    if sandbox is True:
-        raise ValueError(
-            "sandbox=True requires bubblewrap support, which is not available in this version "
-            "of tether; pass sandbox=None (sandbox when available) or sandbox=False."
-        )
     if default_timeout is not None and not _is_valid_timeout(default_timeout):
         raise ValueError(
             f"default_timeout must be a finite number of seconds above 0, got {default_timeout!r}"
         )
-    if operations is None:
-        from .operations._local import LocalOperations
-
-        operations = LocalOperations()
-    ops: BashOperations = operations
     working_directory = resolve_path(".", cwd)
+    ops = _bash_operations(working_directory, operations, sandbox)
+    in_use = getattr(ops, "sandbox", None)
+    active_sandbox = in_use if isinstance(in_use, BubblewrapSandbox) else None
+    sandboxed = active_sandbox is not None
 
     async def execute(
         tool_call_id: str,
@@ -102,7 +112,7 @@ def create_bash_tool(
             view = output.view()
         finally:
             output.close()
-        return _final_result(view, result, timeout)
+        return _final_result(view, result, timeout, sandboxed=sandboxed)
 
     timeout_default = (
         f"Default: {default_timeout:g} seconds."
@@ -118,6 +128,7 @@ def create_bash_tool(
             f"{format_size(DEFAULT_MAX_BYTES)}, whichever is hit first; when cut, the full "
             "output is saved to a temp file whose path is given. A non-zero exit code, a "
             "timeout or an abort is reported as an error with the output so far."
+            + _sandbox_description(active_sandbox)
         ),
         parameters={
             "type": "object",
@@ -141,8 +152,55 @@ def create_bash_tool(
             "Commands run without a terminal or input: pass flags such as --yes and avoid "
             "pagers, editors and prompts.",
             "Give commands that may run long a timeout; start servers in the background with "
-            "their output redirected to a file so the call returns.",
+            "their output redirected to a file so the call returns."
+            if not sandboxed
+            else "Give commands that may run long a timeout. Background processes end when "
+            "the command returns, so start a server and use it in the same command.",
         ],
+        metadata={"sandboxed": sandboxed},
+    )
+
+
+def _bash_operations(
+    workspace: str, operations: BashOperations | None, sandbox: bool | None
+) -> BashOperations:
+    """The operations the tool runs commands with, after checking ``sandbox`` against them."""
+    if operations is not None:
+        has_sandbox = isinstance(getattr(operations, "sandbox", None), BubblewrapSandbox)
+        if sandbox is True and not has_sandbox:
+            raise ValueError(
+                "sandbox=True, but the given operations do not run commands in a "
+                "BubblewrapSandbox; pass LocalExecOperations(sandbox=BubblewrapSandbox(cwd))."
+            )
+        if sandbox is False and has_sandbox:
+            raise ValueError("sandbox=False, but the given operations run commands in a sandbox.")
+        return operations
+    if sandbox is False:
+        return LocalExecOperations()
+    if BubblewrapSandbox.available():
+        return LocalExecOperations(sandbox=BubblewrapSandbox(workspace))
+    if sandbox is True:
+        raise ValueError(
+            "sandbox=True, but bubblewrap is not available: install bwrap (Debian: apt-get "
+            "install bubblewrap) on a kernel that allows user namespaces, or pass sandbox=None "
+            "(sandbox when available) or sandbox=False."
+        )
+    _warn_unsandboxed_once()
+    return LocalExecOperations()
+
+
+@functools.cache
+def _warn_unsandboxed_once() -> None:
+    _logger.warning("bubblewrap not available: commands run unsandboxed and need approval")
+
+
+def _sandbox_description(sandbox: BubblewrapSandbox | None) -> str:
+    if sandbox is None:
+        return ""
+    network = "" if sandbox.allow_network else " There is no network."
+    return (
+        " Commands run in a sandbox: only the working directory and a private /tmp are "
+        f"writable, and some secret files in the home directory are hidden.{network}"
     )
 
 
@@ -217,7 +275,9 @@ def _partial_result(view: OutputView) -> AgentToolResult:
     )
 
 
-def _final_result(view: OutputView, result: ExecResult, timeout: float | None) -> AgentToolResult:
+def _final_result(
+    view: OutputView, result: ExecResult, timeout: float | None, *, sandboxed: bool
+) -> AgentToolResult:
     text = view.text.removesuffix("\n")
     details = {
         "exit_code": result.exit_code,
@@ -225,7 +285,7 @@ def _final_result(view: OutputView, result: ExecResult, timeout: float | None) -
         "aborted": result.aborted,
         "truncated": view.truncated,
         "full_output_path": view.full_output_path,
-        "sandboxed": False,
+        "sandboxed": sandboxed,
     }
     if result.aborted:
         raise ToolError(_join(text, view.notice, "Command aborted"), details=details)

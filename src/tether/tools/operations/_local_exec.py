@@ -6,6 +6,15 @@ descendant of the command — daemons that called ``setsid`` and double-forked i
 its descendant; asking it to stop (``SIGTERM``) kills the whole tree. Its module docstring says
 why that is the reliable choice and what it guarantees.
 
+With a :class:`~._sandbox.BubblewrapSandbox` the reaper runs ``bwrap ... -- bash -c COMMAND``:
+the reaper stays *outside* the sandbox. It then needs no change and no access to anything inside;
+what it kills is ``bwrap`` and everything below it, which it sees as host processes. Inside, the
+sandbox's PID namespace adds a second guarantee: the namespace's init dies with ``bwrap``
+(``--die-with-parent``) and the kernel kills every process left in the namespace. (A reaper
+inside would see only namespace PIDs, could not check its real parent, and could be reached
+only through ``bwrap``, which does not forward signals.) In the sandbox the command's background
+processes end when the command does — the namespace goes with it.
+
 Output: one pipe carries both stdout and stderr (merged in arrival order) and is read from the
 event loop as data arrives, so memory stays bounded by what ``on_output`` keeps. A daemon may
 inherit the pipe and hold it open after the command exits, so reading stops a short drain period
@@ -28,6 +37,7 @@ from typing import Any, Literal
 from tether.ai import AbortSignal
 
 from ._protocols import ExecResult
+from ._sandbox import BubblewrapSandbox
 
 __all__ = ["LocalExecOperations"]
 
@@ -43,7 +53,14 @@ _Outcome = Literal["exited", "timed_out", "aborted"]
 
 
 class LocalExecOperations:
-    """``exec``: run a shell command in its own session; timeout and abort kill its whole tree."""
+    """``exec``: run a shell command in its own session; timeout and abort kill its whole tree.
+
+    With ``sandbox``, every command runs inside it (see the module docstring); ``sandbox`` is
+    kept as an attribute so a tool can tell that its commands are sandboxed.
+    """
+
+    def __init__(self, *, sandbox: BubblewrapSandbox | None = None) -> None:
+        self.sandbox = sandbox
 
     async def exec(
         self,
@@ -65,7 +82,9 @@ class LocalExecOperations:
             raise FileNotFoundError(errno.ENOENT, "Working directory does not exist", cwd)
         if signal is not None and signal.aborted:
             return ExecResult(None, aborted=True)
-        shell = shutil.which("bash") or "/bin/sh"
+        argv = [shutil.which("bash") or "/bin/sh", "-c", command]
+        if self.sandbox is not None:
+            argv = self.sandbox.wrap(argv, cwd=cwd)
         read_fd, write_fd = os.pipe()
         try:
             process = await asyncio.create_subprocess_exec(
@@ -73,9 +92,7 @@ class LocalExecOperations:
                 "-I",
                 _REAPER_SCRIPT,
                 str(os.getpid()),
-                shell,
-                "-c",
-                command,
+                *argv,
                 stdin=asyncio.subprocess.DEVNULL,
                 stdout=write_fd,
                 stderr=asyncio.subprocess.STDOUT,

@@ -1,0 +1,177 @@
+"""``BubblewrapSandbox``: run a command where it can change only the workspace (SECURITY §6).
+
+:meth:`BubblewrapSandbox.wrap` turns a command line into a ``bwrap`` command line.
+:class:`~tether.tools.operations.LocalExecOperations` runs that under its reaper, so the reaper
+stays outside the sandbox and kills the tree the same way as without one.
+
+Inside, the command sees:
+
+- the whole filesystem read-only (``--ro-bind / /``), with the workspace and any
+  ``extra_writable`` directories bound writable;
+- a private, empty, writable ``/tmp`` and ``/run`` — the latter hides the sockets of host daemons
+  (docker, containerd, dbus, ssh-agent), which a read-only mount would not: connecting to a socket
+  is not a write. When the network is allowed, ``/run/systemd/resolve`` is bound back read-only
+  so DNS through systemd-resolved keeps working;
+- secrets hidden: each existing path of ``hidden_paths`` (by default :data:`DEFAULT_HIDDEN_PATHS`)
+  is covered by an empty read-only directory, or by ``/dev/null`` for a file, so it reads as
+  empty (bound with ``--dev-bind``: ``--ro-bind`` mounts ``nodev``, and reading the device would
+  then fail, which breaks tools such as npm that must read their rc file). Paths are looked up
+  at every :meth:`wrap`, so a secret created later is hidden too; a symlink hides its target
+  as well;
+- its own PID, IPC and UTS namespaces, a new session (no terminal to inject keystrokes into), no
+  network unless ``allow_network``, no capabilities even when tether runs as root (``bwrap`` as
+  root would otherwise keep them all, and ``mount -o remount,rw /`` would undo the read-only
+  root), and ``HOME`` set to ``home``; the rest of the environment is kept.
+
+``--die-with-parent`` and the PID namespace together mean that when the command exits, is killed,
+or tether dies, every process inside dies with it: background processes never outlive the
+command in the sandbox.
+"""
+
+from __future__ import annotations
+
+import functools
+import glob
+import logging
+import os
+import shutil
+import subprocess
+from collections.abc import Sequence
+
+__all__ = ["DEFAULT_HIDDEN_PATHS", "BubblewrapSandbox"]
+
+_logger = logging.getLogger(__name__)
+
+DEFAULT_HIDDEN_PATHS: tuple[str, ...] = (
+    "~/.ssh",
+    "~/.aws",
+    "~/.azure",
+    "~/.gnupg",
+    "~/.password-store",
+    "~/.config/gh",
+    "~/.config/gcloud",
+    "~/.config/git/credentials",
+    "~/.kube",
+    "~/.docker",
+    "~/.netrc",
+    "~/.git-credentials",
+    "~/.pgpass",
+    "~/.pypirc",
+    "~/.npmrc",
+    "~/.vault-token",
+    "/etc/shadow",
+    "/etc/gshadow",
+    "/etc/ssh/ssh_host_*_key",
+)
+"""Secrets hidden by default. ``~`` is the sandbox's ``home``; glob wildcards are expanded."""
+
+_PROBE_TIMEOUT_SECONDS = 10.0
+_ISOLATION = (
+    "--die-with-parent",
+    "--unshare-pid",
+    "--unshare-ipc",
+    "--unshare-uts",
+    "--new-session",
+    "--cap-drop",
+    "ALL",
+)
+_RESOLVER_DIRECTORY = "/run/systemd/resolve"
+
+
+class BubblewrapSandbox:
+    """How to run a command under ``bwrap`` with only ``workspace`` writable.
+
+    Directories are resolved (symlinks included) when the sandbox is made. ``home`` defaults to
+    this user's home directory; ``hidden_paths`` replaces :data:`DEFAULT_HIDDEN_PATHS`.
+    """
+
+    def __init__(
+        self,
+        workspace: str,
+        *,
+        allow_network: bool = False,
+        hidden_paths: Sequence[str] | None = None,
+        extra_writable: Sequence[str] = (),
+        home: str | None = None,
+    ) -> None:
+        self.workspace = os.path.realpath(workspace)
+        self.allow_network = allow_network
+        self.hidden_paths = tuple(DEFAULT_HIDDEN_PATHS if hidden_paths is None else hidden_paths)
+        self.extra_writable = tuple(os.path.realpath(path) for path in extra_writable)
+        self.home = os.path.abspath(home if home is not None else os.path.expanduser("~"))
+
+    @staticmethod
+    def available() -> bool:
+        """Whether ``bwrap`` is installed and can make a sandbox on this machine.
+
+        Found on ``PATH`` *and* a sandbox with every namespace :meth:`wrap` asks for actually
+        started once (a kernel without user namespaces, or a container that forbids them, fails
+        there). The answer is worked out once per process.
+        """
+        return _probe_bubblewrap()
+
+    def wrap(self, argv: Sequence[str], *, cwd: str | None = None) -> list[str]:
+        """The ``bwrap`` command line that runs ``argv`` in this sandbox, in ``cwd``.
+
+        ``cwd`` (default: the workspace; a relative one is taken from this process's working
+        directory) must exist inside the sandbox: the workspace, an
+        ``extra_writable`` directory, or a directory the read-only root shows.
+        """
+        arguments = [shutil.which("bwrap") or "bwrap", *_ISOLATION]
+        if not self.allow_network:
+            arguments.append("--unshare-net")
+        arguments += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
+        arguments += ["--tmpfs", "/tmp", "--tmpfs", "/run"]
+        if os.path.isdir("/var/run") and not os.path.islink("/var/run"):
+            arguments += ["--tmpfs", "/var/run"]
+        if self.allow_network:
+            arguments += ["--ro-bind-try", _RESOLVER_DIRECTORY, _RESOLVER_DIRECTORY]
+        for directory in (self.workspace, *self.extra_writable):
+            arguments += ["--bind", directory, directory]
+        for path in self._existing_hidden_paths():
+            if os.path.isdir(path):
+                arguments += ["--tmpfs", path, "--remount-ro", path]
+            else:
+                arguments += ["--dev-bind", "/dev/null", path]
+        arguments += ["--setenv", "HOME", self.home]
+        arguments += ["--chdir", os.path.abspath(cwd) if cwd is not None else self.workspace]
+        arguments += ["--", *argv]
+        return arguments
+
+    def _existing_hidden_paths(self) -> list[str]:
+        """Every hidden path that exists now, and the target of each one that is a symlink."""
+        found: list[str] = []
+        for hidden in self.hidden_paths:
+            pattern = self.home + hidden[1:] if hidden == "~" or hidden.startswith("~/") else hidden
+            for path in sorted(glob.glob(pattern)):
+                for candidate in (os.path.abspath(path), os.path.realpath(path)):
+                    if candidate not in found and os.path.exists(candidate):
+                        found.append(candidate)
+        return found
+
+
+@functools.cache
+def _probe_bubblewrap() -> bool:
+    bwrap = shutil.which("bwrap")
+    if bwrap is None:
+        return False
+    probe = BubblewrapSandbox("/", hidden_paths=()).wrap(["true"])
+    try:
+        completed = subprocess.run(
+            probe,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            timeout=_PROBE_TIMEOUT_SECONDS,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError) as error:
+        _logger.debug("bubblewrap probe could not run: %s", error)
+        return False
+    if completed.returncode != 0:
+        _logger.debug(
+            "bubblewrap probe failed (exit %d): %s",
+            completed.returncode,
+            completed.stderr.decode(errors="replace").strip(),
+        )
+        return False
+    return True
