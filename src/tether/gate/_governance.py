@@ -108,7 +108,7 @@ def review_exposure(schema: Mapping[str, Any]) -> dict[str, Review]:
     for name, spec in properties.items():
         declared = spec.get(REVIEW_KEYWORD) if isinstance(spec, Mapping) else None
         try:
-            exposure[name] = Review(declared)
+            exposure[name] = Review(str(declared))
         except ValueError:
             missing.append(f"{name} ({declared!r})" if declared is not None else name)
     if missing:

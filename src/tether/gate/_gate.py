@@ -1,0 +1,298 @@
+"""``Gate``: decides, for every tool call, whether it runs — before it runs.
+
+Plugged into the loop as ``before_tool_call`` (and ``after_tool_call`` for what leaves the system).
+Decision order (SECURITY.md §3): deterministic checks (the tool's ``check``/``policy_check``: shell
+and path policies) → ``deny`` is final in every mode → the mode decides who may approve the rest:
+
+- ``strict``: only ``allow`` runs;
+- ``normal``: ``approve``, ``default_confirm`` and ``confirm=true`` ask the approver (a sandboxed
+  tool's ``approve``-class calls run unasked: the sandbox is the guard);
+- ``review``: ``approve``-class calls go to the AI reviewer, which may only allow or escalate to
+  the approver; forced confirmations skip it;
+- ``yolo``: only forced confirmations ask.
+
+Session memory (``allow_session``/``deny_session``) is keyed by the tool and what the call does,
+never by the tool name alone. No approver, closed input, timeout or an approver error = deny.
+A denial is an ordinary ``is_error`` tool result carrying the reason, so the model can adapt.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal, TypeAlias, get_args
+
+import pydantic
+
+from tether.agent import (
+    AfterToolCallContext,
+    AfterToolCallResult,
+    AgentTool,
+    BeforeToolCallContext,
+    BeforeToolCallResult,
+)
+from tether.ai import AbortSignal, TextContent
+
+from ._approval import ApprovalRequest, Approver, Decision
+from ._governance import (
+    Governance,
+    Policies,
+    action_digest,
+    is_confirm_forced,
+    project_for_review,
+    review_exposure,
+)
+from ._path_policy import PathPolicy
+from ._redaction import UntrustedBoundary, project_error, redact_secrets, sanitize_for_display
+from ._reviewer import ReviewAction, Reviewer
+from ._shell_policy import ShellPolicy
+from ._verdict import PolicyDecision, Verdict, strictest
+
+__all__ = ["Gate", "GateRecord", "Mode"]
+
+_log = logging.getLogger("tether.gate")
+
+Mode: TypeAlias = Literal["strict", "normal", "review", "yolo"]
+
+
+@dataclass(frozen=True, slots=True)
+class GateRecord:
+    """One decision, for the audit trail in :attr:`Gate.records`."""
+
+    tool_call_id: str
+    tool_name: str
+    verdict: PolicyDecision
+    outcome: Literal["allowed", "denied"]
+    decided_by: str
+    """``policy``, ``mode``, ``sandbox``, ``session``, ``reviewer`` or ``approver``."""
+    reason: str
+
+
+class Gate:
+    """The governance gate. ``gate.before_tool_call`` is a ``before_tool_call`` hook."""
+
+    def __init__(
+        self,
+        mode: Mode = "normal",
+        approver: Approver | None = None,
+        reviewer: Reviewer | None = None,
+        workspace: str | None = None,
+        *,
+        shell_policy: ShellPolicy | None = None,
+        path_policy: PathPolicy | None = None,
+        ungoverned: PolicyDecision = "approve",
+        approval_timeout: float | None = 300.0,
+        redact_results: bool = True,
+        untrusted_boundary: UntrustedBoundary | None = None,
+    ) -> None:
+        if mode not in get_args(Mode):
+            raise ValueError(f"Unknown gate mode {mode!r}; use one of {', '.join(get_args(Mode))}.")
+        self.mode: Mode = mode
+        self.approver = approver
+        self.reviewer = reviewer
+        self.workspace = os.path.realpath(workspace or os.getcwd())
+        paths = path_policy or PathPolicy(self.workspace)
+        self.policies = Policies(shell=shell_policy or ShellPolicy(path_policy=paths), paths=paths)
+        self.ungoverned = ungoverned
+        self.approval_timeout = approval_timeout
+        self.redact_results = redact_results
+        self.untrusted_boundary = untrusted_boundary
+        self.records: list[GateRecord] = []
+        self._session: dict[str, Literal["allow", "deny"]] = {}
+
+    async def before_tool_call(
+        self, ctx: BeforeToolCallContext, signal: AbortSignal
+    ) -> BeforeToolCallResult | None:
+        call = _Call(ctx)
+        tool = _find_tool(ctx.context.tools, call.name)
+        governance = tool.metadata.get("governance") if tool is not None else None
+        if isinstance(governance, Governance):
+            verdict = strictest(
+                [self._run_check(call, governance), self._run_policy_check(call, governance)]
+            )
+            default_confirm = governance.default_confirm
+        else:
+            verdict = Verdict(self.ungoverned, (f'Tool "{call.name}" declares no governance.',))
+            governance, default_confirm = None, False
+        explicit_confirm = is_confirm_forced(ctx.tool_call.arguments, call.args)
+        forced = default_confirm or explicit_confirm
+        reason = "; ".join(verdict.reasons)
+
+        if verdict.decision == "deny":
+            return self._deny(call, verdict, "policy", f"Denied by policy: {reason}")
+        needs_approval = verdict.decision == "approve"
+        if not needs_approval and not forced:
+            self._allow(call, verdict, "policy", reason)
+            return None
+        why = _why_asking(reason if needs_approval else "", default_confirm, explicit_confirm)
+        if self.mode == "strict":
+            return self._deny(
+                call, verdict, "mode", f"Denied: strict mode never asks for approval ({why})."
+            )
+        if not forced:
+            if self.mode == "yolo":
+                self._allow(call, verdict, "mode", "yolo mode")
+                return None
+            if self.mode == "normal" and governance is not None and governance.sandboxed:
+                self._allow(call, verdict, "sandbox", "runs inside the sandbox")
+                return None
+        key = self._memory_key(call, governance)
+        remembered = None if explicit_confirm else self._session.get(key)
+        if remembered == "allow":
+            self._allow(call, verdict, "session", "allowed for this session")
+            return None
+        if remembered == "deny":
+            return self._deny(
+                call, verdict, "session", "Denied: a person denied this for the session."
+            )
+        if self.mode == "review" and not forced and self.reviewer is not None:
+            outcome = await self.reviewer.review(self._review_action(ctx, call, tool))
+            if outcome.decision == "allow":
+                self._allow(call, verdict, "reviewer", outcome.reason_code)
+                return None
+            cause = outcome.escalated_because or outcome.reason_code
+            why = f"{why}; the reviewer escalated ({cause})"
+        decision = await self._ask(
+            ApprovalRequest(call.name, self._shown(call.args), why, call.digest)
+        )
+        if decision in ("allow_once", "allow_session"):
+            if decision == "allow_session":
+                self._session[key] = "allow"
+            self._allow(call, verdict, "approver", decision)
+            return None
+        if decision == "deny_session":
+            self._session[key] = "deny"
+        return self._deny(call, verdict, "approver", f"Denied by a person ({decision}): {why}.")
+
+    async def after_tool_call(
+        self, ctx: AfterToolCallContext, signal: AbortSignal
+    ) -> AfterToolCallResult | None:
+        """What leaves the system: secrets masked, error paths projected, optional boundary."""
+        changed = False
+        content: list[Any] = []
+        for block in ctx.result.content:
+            if isinstance(block, TextContent):
+                text = block.text
+                if self.redact_results:
+                    text = redact_secrets(text)
+                if ctx.is_error:
+                    text = project_error(text, workspace=self.workspace)
+                if self.untrusted_boundary is not None:
+                    text = self.untrusted_boundary.wrap(text)
+                changed = changed or text != block.text
+                content.append(TextContent(text))
+            else:
+                content.append(block)
+        return AfterToolCallResult(content=content) if changed else None
+
+    def _run_check(self, call: _Call, governance: Governance) -> Verdict | None:
+        if governance.check is None:
+            return None
+        try:
+            return governance.check(call.args)
+        except Exception as exc:
+            return Verdict.deny(f'The check of tool "{call.name}" failed ({type(exc).__name__}).')
+
+    def _run_policy_check(self, call: _Call, governance: Governance) -> Verdict | None:
+        if governance.policy_check is None:
+            return None
+        try:
+            return governance.policy_check(call.args, self.policies)
+        except Exception as exc:
+            return Verdict.deny(
+                f'The policy check of tool "{call.name}" failed ({type(exc).__name__}).'
+            )
+
+    def _memory_key(self, call: _Call, governance: Governance | None) -> str:
+        if governance is not None and governance.action_key is not None:
+            try:
+                return f"{call.name}\x00{governance.action_key(call.args, self.policies)}"
+            except Exception:
+                _log.exception("action_key of %s failed; using the exact arguments", call.name)
+        return f"{call.name}\x00{call.digest}"
+
+    def _review_action(
+        self, ctx: BeforeToolCallContext, call: _Call, tool: AgentTool | None
+    ) -> ReviewAction:
+        schema = tool.metadata.get("review_schema") if tool is not None else None
+        try:
+            exposure = review_exposure(schema) if isinstance(schema, Mapping) else {}
+        except ValueError:
+            exposure = {}
+        projection = project_for_review(call.args, exposure)
+        purpose = ctx.assistant_message.text().strip() or None
+        shown = {key: _for_display(value) for key, value in projection.arguments.items()}
+        return ReviewAction(call.name, shown, call.digest, purpose, projection.complete)
+
+    def _shown(self, args: Mapping[str, Any]) -> dict[str, Any]:
+        """Arguments as a person sees them: secrets masked, control sequences removed."""
+        return {sanitize_for_display(str(k)): _for_display(v) for k, v in args.items()}
+
+    async def _ask(self, request: ApprovalRequest) -> Decision:
+        if self.approver is None:
+            return "deny_once"
+        try:
+            async with asyncio.timeout(self.approval_timeout):
+                decision = await self.approver.confirm(request)
+        except TimeoutError:
+            _log.warning("approval for %s timed out; denying", request.tool_name)
+            return "deny_once"
+        except Exception:
+            _log.exception("approver failed for %s; denying", request.tool_name)
+            return "deny_once"
+        if decision not in ("allow_once", "allow_session", "deny_once", "deny_session"):
+            return "deny_once"
+        return decision
+
+    def _allow(self, call: _Call, verdict: Verdict, by: str, reason: str) -> None:
+        """Record an allowed call; the hook then returns ``None`` (let it run)."""
+        self.records.append(GateRecord(call.id, call.name, verdict.decision, "allowed", by, reason))
+
+    def _deny(self, call: _Call, verdict: Verdict, by: str, reason: str) -> BeforeToolCallResult:
+        self.records.append(GateRecord(call.id, call.name, verdict.decision, "denied", by, reason))
+        return BeforeToolCallResult(block=True, reason=reason)
+
+
+class _Call:
+    __slots__ = ("args", "digest", "id", "name")
+
+    def __init__(self, ctx: BeforeToolCallContext) -> None:
+        self.id = ctx.tool_call.id
+        self.name = ctx.tool_call.name
+        args = ctx.args
+        if isinstance(args, pydantic.BaseModel):
+            args = args.model_dump(mode="json")
+        self.args: dict[str, Any] = dict(args) if isinstance(args, Mapping) else {"value": args}
+        self.digest = action_digest(self.name, self.args)
+
+
+def _find_tool(tools: Sequence[AgentTool], name: str) -> AgentTool | None:
+    for tool in tools:
+        if tool.name == name:
+            return tool
+    return None
+
+
+def _why_asking(policy_reason: str, default_confirm: bool, explicit_confirm: bool) -> str:
+    parts = [policy_reason] if policy_reason else []
+    if default_confirm:
+        parts.append("this tool always needs a person's approval")
+    if explicit_confirm:
+        parts.append("the model asked for confirmation (confirm=true)")
+    return "; ".join(parts) or "approval required"
+
+
+def _for_display(value: Any) -> Any:
+    if isinstance(value, str):
+        return sanitize_for_display(redact_secrets(value))
+    if isinstance(value, Mapping):
+        return {sanitize_for_display(str(k)): _for_display(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_for_display(item) for item in value]
+    if isinstance(value, int | float | bool) or value is None:
+        return value
+    return sanitize_for_display(redact_secrets(json.dumps(value, default=repr)))
