@@ -189,4 +189,5 @@ def test_schema_names_and_describes_both_parameters() -> None:
     assert tool.name == "write"
     assert tool.parameters["required"] == ["path", "content"]
     assert all("description" in spec for spec in tool.parameters["properties"].values())
-    assert tool.governance is None
+    assert tool.governance is not None
+    assert tool.parameters["properties"]["content"]["x-review"] == "redact"

@@ -15,6 +15,7 @@ import pydantic
 
 from tether.agent import AgentTool, AgentToolResult, ExecutionMode, UpdateCallback
 from tether.ai import AbortSignal
+from tether.gate._governance import govern
 
 __all__ = ["DefinitionExecute", "ToolContext", "ToolDefinition", "wrap_tool_definition"]
 
@@ -65,7 +66,9 @@ def wrap_tool_definition(
     """An :class:`AgentTool` that calls ``definition.execute`` with a context made per call.
 
     Without ``ctx_factory`` the context has the process's working directory and the call's
-    signal. The definition's ``governance`` is put into ``metadata["governance"]``.
+    signal. The definition's ``governance`` is put into ``metadata["governance"]``, and a
+    governed tool comes out in its model-facing form (no ``x-review`` in its schema, the injected
+    ``confirm`` consumed before ``execute``; see :func:`tether.gate.govern`).
     """
     run = definition.execute
 
@@ -79,13 +82,15 @@ def wrap_tool_definition(
     metadata["definition"] = definition
     if definition.governance is not None:
         metadata["governance"] = definition.governance
-    return AgentTool(
-        name=definition.name,
-        label=definition.label,
-        description=definition.description,
-        parameters=definition.parameters,
-        execute=execute,
-        prepare_arguments=definition.prepare_arguments,
-        execution_mode=definition.execution_mode,
-        metadata=metadata,
+    return govern(
+        AgentTool(
+            name=definition.name,
+            label=definition.label,
+            description=definition.description,
+            parameters=definition.parameters,
+            execute=execute,
+            prepare_arguments=definition.prepare_arguments,
+            execution_mode=definition.execution_mode,
+            metadata=metadata,
+        )
     )

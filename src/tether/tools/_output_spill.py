@@ -104,6 +104,9 @@ class SpillingOutput:
             if 0 <= newline < len(raw) - 1:
                 raw = raw[newline + 1 :]  # the first line in memory is only the end of a line
         cut = truncate_tail(raw.decode("utf-8", errors="replace"), self._max_lines, self._max_bytes)
+        content = cut.content
+        if trimmed and not cut.truncated and content.endswith("\n"):
+            content = content[:-1]  # like truncate_tail on the whole output: a cut drops it
         notice = None
         if trimmed or cut.truncated:
             if not self._spilling:
@@ -111,7 +114,7 @@ class SpillingOutput:
                 if self._closed:
                     self.close()
             notice = self._notice(cut)
-        return OutputView(cut.content, notice, self._path, self.total_lines, self._total_bytes)
+        return OutputView(content, notice, self._path, self.total_lines, self._total_bytes)
 
     def close(self) -> None:
         self._closed = True

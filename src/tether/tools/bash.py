@@ -30,6 +30,7 @@ from typing import Any
 from tether.agent import AgentToolResult, ToolError, UpdateCallback
 from tether.ai import AbortSignal, TextContent
 
+from ._builtin_governance import govern_builtin
 from ._definition import ToolContext, ToolDefinition
 from ._output_spill import OutputView, SpillingOutput
 from ._paths import resolve_path
@@ -119,7 +120,7 @@ def create_bash_tool(
         if default_timeout is not None
         else "Default: no timeout."
     )
-    return ToolDefinition(
+    definition = ToolDefinition(
         name="bash",
         label="Bash",
         description=(
@@ -159,6 +160,7 @@ def create_bash_tool(
         ],
         metadata={"sandboxed": sandboxed},
     )
+    return govern_builtin(definition, cwd)
 
 
 def _bash_operations(

@@ -18,6 +18,7 @@ from typing import Any
 from tether.agent import AgentToolResult, ToolError, UpdateCallback
 from tether.ai import AbortSignal, TextContent
 
+from ._builtin_governance import govern_builtin
 from ._definition import ToolContext, ToolDefinition
 from ._edit_diff import first_changed_line, unified_diff
 from ._edit_matching import EditsRejected, apply_edits
@@ -129,7 +130,7 @@ def create_edit_tool(cwd: str, *, operations: EditOperations | None = None) -> T
 
         return await with_file_mutation_queue(resolved, read_modify_write, real_path=ops.real_path)
 
-    return ToolDefinition(
+    definition = ToolDefinition(
         name="edit",
         label="Edit",
         description=_DESCRIPTION,
@@ -144,6 +145,7 @@ def create_edit_tool(cwd: str, *, operations: EditOperations | None = None) -> T
             "must be unique in the file and must not overlap another edit's old_text.",
         ],
     )
+    return govern_builtin(definition, cwd)
 
 
 def prepare_edit_arguments(raw: Any) -> Any:

@@ -13,6 +13,7 @@ from typing import Any
 from tether.agent import AgentToolResult, ToolError, UpdateCallback
 from tether.ai import AbortSignal, TextContent
 
+from ._builtin_governance import govern_builtin
 from ._definition import ToolContext, ToolDefinition
 from ._paths import resolve_path
 from ._truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, format_size, truncate_head
@@ -72,7 +73,7 @@ def create_ls_tool(cwd: str, *, operations: LsOperations | None = None) -> ToolD
             raise ToolError(f"Permission denied: cannot list {path}.") from exc
         return _listing(resolved, entries, limit)
 
-    return ToolDefinition(
+    definition = ToolDefinition(
         name="ls",
         label="List",
         description=(
@@ -85,6 +86,7 @@ def create_ls_tool(cwd: str, *, operations: LsOperations | None = None) -> ToolD
         prompt_snippet="List the entries of a directory",
         prompt_guidelines=["Use ls to look at a directory instead of running ls in bash."],
     )
+    return govern_builtin(definition, cwd)
 
 
 def _listing(resolved: str, entries: list[DirEntry], limit: int) -> AgentToolResult:

@@ -24,6 +24,7 @@ from typing import Any
 from tether.agent import AgentToolResult, ToolError, UpdateCallback
 from tether.ai import AbortSignal, ImageContent, TextContent
 
+from ._builtin_governance import govern_builtin
 from ._definition import ToolContext, ToolDefinition
 from ._images import IMAGE_MAX_SIDE, ImageDecodeError, detect_image_mime_type, prepare_image
 from ._paths import resolve_path
@@ -263,7 +264,7 @@ def create_read_tool(
                 f"{path} is a directory, not a file. Use ls to list its entries."
             ) from exc
 
-    return ToolDefinition(
+    definition = ToolDefinition(
         name="read",
         label="Read",
         description=(
@@ -282,6 +283,7 @@ def create_read_tool(
             "Read large files in pieces: follow the continuation notice's offset.",
         ],
     )
+    return govern_builtin(definition, cwd)
 
 
 async def _read_text(

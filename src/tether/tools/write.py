@@ -14,6 +14,7 @@ from typing import Any
 from tether.agent import AgentToolResult, ToolError, UpdateCallback
 from tether.ai import AbortSignal, TextContent
 
+from ._builtin_governance import govern_builtin
 from ._definition import ToolContext, ToolDefinition
 from ._mutation_queue import with_file_mutation_queue
 from ._paths import resolve_path
@@ -77,7 +78,7 @@ def create_write_tool(cwd: str, *, operations: WriteOperations | None = None) ->
             details={"path": resolved, "bytes": len(data)},
         )
 
-    return ToolDefinition(
+    definition = ToolDefinition(
         name="write",
         label="Write",
         description=(
@@ -92,3 +93,4 @@ def create_write_tool(cwd: str, *, operations: WriteOperations | None = None) ->
             "a file.",
         ],
     )
+    return govern_builtin(definition, cwd)
