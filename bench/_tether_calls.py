@@ -45,6 +45,54 @@ def _tool(execute) -> AgentTool:
     return AgentTool("echo", "Echo", "echo", ECHO_SCHEMA, execute)
 
 
+def _governed_tool() -> AgentTool:
+    from tether.gate import Governance, Verdict, govern
+
+    schema = {
+        "type": "object",
+        "properties": {"text": {"type": "string", "x-review": "include"}},
+        "required": ["text"],
+    }
+    allowed = Verdict.allow("echo is harmless")
+    governance = Governance(check=lambda args: allowed)
+    return govern(
+        AgentTool("echo", "Echo", "echo", schema, _echo, metadata={"governance": governance})
+    )
+
+
+async def run_gated(k: int, *, redact: bool) -> float:
+    """The same work with the governance gate as before hook (and as after hook if ``redact``)."""
+    from tether.gate import Gate
+
+    gate = Gate("normal", workspace="/tmp")
+    calls = [faux_tool_call("echo", {"text": f"x{j}"}, id=f"c{j}") for j in range(k)]
+    model = FauxModel([faux_message(*calls), faux_text("done")])
+    config = AgentLoopConfig(
+        model=model.model,
+        stream_fn=model.stream,
+        before_tool_call=gate.before_tool_call,
+        after_tool_call=gate.after_tool_call if redact else None,
+    )
+    start = time.perf_counter()
+    stream = agent_loop([UserMessage("go")], AgentContext("", [], [_governed_tool()]), config)
+    async for _ in stream:
+        pass
+    messages = await stream.result()
+    elapsed = time.perf_counter() - start
+    assert len(messages) == k + 3 and not any(getattr(m, "is_error", False) for m in messages)
+    return elapsed
+
+
+def measure_gated(k: int, reps: int, *, redact: bool) -> float:
+    """Median µs per call with the gate on."""
+
+    async def main() -> list[float]:
+        await run_gated(k, redact=redact)
+        return [await run_gated(k, redact=redact) for _ in range(reps)]
+
+    return statistics.median(asyncio.run(main())) / k * 1e6
+
+
 async def run_once(k: int, *, hooks: bool, mode: str, execute=_echo) -> float:
     calls = [faux_tool_call("echo", {"text": f"x{j}"}, id=f"c{j}") for j in range(k)]
     model = FauxModel([faux_message(*calls), faux_text("done")])

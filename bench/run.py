@@ -28,7 +28,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
 
-from _tether_calls import measure, parallel_speedup, run_once  # noqa: E402
+from _tether_calls import measure, measure_gated, parallel_speedup, run_once  # noqa: E402
 
 PEERS_SRC = Path(os.environ.get("TETHER_PEERS_SRC", ROOT.parent / "shared" / "bench" / "peers"))
 PEERS_DIR = Path(
@@ -123,6 +123,26 @@ def main() -> None:
             for name, value in python_peers.items():
                 lines.append(f"| {name} / tether parallel +hooks | {value / hooked:.1f}x slower |")
         lines.append("")
+    lines += [
+        "## Cost of the governance gate (K = 1000, parallel)",
+        "",
+        "| configuration | µs per call |",
+        "|---|---:|",
+    ]
+    off = measure(1000, args.reps, hooks=False, mode="parallel")
+    noop = measure(1000, args.reps, hooks=True, mode="parallel")
+    gate_before = measure_gated(1000, args.reps, redact=False)
+    gate_both = measure_gated(1000, args.reps, redact=True)
+    lines += [
+        f"| gate off (no hooks) | {off:.1f} |",
+        f"| two no-op hooks | {noop:.1f} |",
+        f"| gate as before hook | {gate_before:.1f} |",
+        f"| gate as before + after hook (result redaction) | {gate_both:.1f} |",
+        "",
+        f"Gate cost per call: {gate_before - off:.1f} µs (before hook), "
+        f"{gate_both - off:.1f} µs (both hooks).",
+        "",
+    ]
     lines += ["## Parallel speedup (K tools each sleeping 50 ms; wall / 50 ms, ideal 1.0)", ""]
     lines += ["| K | wall / 50 ms |", "|---:|---:|"]
     for k in (100, 1000):

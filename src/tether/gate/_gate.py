@@ -258,7 +258,7 @@ class Gate:
 
 
 class _Call:
-    __slots__ = ("args", "digest", "id", "name")
+    __slots__ = ("_digest", "args", "id", "name")
 
     def __init__(self, ctx: BeforeToolCallContext) -> None:
         self.id = ctx.tool_call.id
@@ -267,7 +267,14 @@ class _Call:
         if isinstance(args, pydantic.BaseModel):
             args = args.model_dump(mode="json")
         self.args: dict[str, Any] = dict(args) if isinstance(args, Mapping) else {"value": args}
-        self.digest = action_digest(self.name, self.args)
+        self._digest: str | None = None
+
+    @property
+    def digest(self) -> str:
+        """Of the frozen arguments; computed only when a person or the reviewer is involved."""
+        if self._digest is None:
+            self._digest = action_digest(self.name, self.args)
+        return self._digest
 
 
 def _find_tool(tools: Sequence[AgentTool], name: str) -> AgentTool | None:
