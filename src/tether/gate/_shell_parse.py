@@ -1,0 +1,567 @@
+"""Bash scripts as data: every simple command a script would run, found with tree-sitter-bash.
+
+:func:`parse_options` splits a command's argument values the way getopt would, :class:`Paths`
+resolves literal path words, and :func:`render` gives a script's canonical text.
+
+The shell policy never matches substrings of a command line; it classifies the commands this
+module extracts. :class:`ShellParser` walks the whole syntax tree — lists, pipelines, subshells,
+``if``/``while``/``for``/``case`` bodies, function bodies, command and process substitutions,
+heredoc bodies, assignment values — and returns a flat :class:`Script` in execution order
+(substitutions before the command that uses them).
+
+Each word keeps its source text and, when the shell would not expand anything at run time, its
+literal value with quotes, backslashes and ``$'...'`` escapes resolved (``r''m`` and ``\\rm`` are
+both ``rm``). ``$HOME`` and ``${HOME}`` count as the literal ``~`` so that home-directory targets
+stay visible; every other expansion makes the word non-literal (``value is None``).
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+import shlex
+from dataclasses import dataclass, field
+from typing import NamedTuple, TypeAlias
+
+import tree_sitter_bash
+from tree_sitter import Language, Node, Parser
+
+__all__ = [
+    "Assignment", "Call", "Command", "Options", "Paths", "Redirect", "Script", "ShellParser",
+    "Values", "Word", "collapse", "git_subcommand", "has_glob", "parse_options", "render",
+]  # fmt: skip
+
+_LANGUAGE = Language(tree_sitter_bash.language())
+_REDIRECTS = frozenset({"file_redirect", "heredoc_redirect", "herestring_redirect"})
+_SUBSTITUTIONS = frozenset({"command_substitution", "process_substitution"})
+_HOME_EXPANSIONS = frozenset({"$HOME", "${HOME}"})
+_HEREDOC_PARTS = frozenset({"<<", "<<-", "heredoc_start", "heredoc_body", "heredoc_end"})
+
+
+@dataclass(frozen=True, slots=True)
+class Word:
+    """One shell word: its source text and, when it is a literal, its value."""
+
+    raw: str
+    value: str | None
+    substitutions: tuple[Command, ...] = ()
+    """Commands that run inside ``$(...)``, backticks or ``<(...)`` within this word."""
+
+
+@dataclass(frozen=True, slots=True)
+class Assignment:
+    name: str
+    value: Word
+
+
+@dataclass(frozen=True, slots=True)
+class Redirect:
+    operator: str
+    """As written: ``>``, ``>>``, ``<``, ``&>``, ``>&``, ``<<``, ``<<<`` ..."""
+    target: Word | None
+    """The file, fd number or here-string; ``None`` for heredocs."""
+    body: Word | None = None
+    """A heredoc's text (literal when the heredoc expands nothing)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Command:
+    """A simple command; ``name is None`` for a bare assignment or a redirection alone."""
+
+    name: Word | None
+    args: tuple[Word, ...]
+    assignments: tuple[Assignment, ...]
+    redirects: tuple[Redirect, ...]
+    pipeline: int
+    """Id of the pipeline the command is a stage of, or -1."""
+    stage: int
+    nested: bool
+    """Runs inside a substitution (its output becomes part of another command)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Script:
+    commands: tuple[Command, ...]
+    error: bool
+    """The text did not parse cleanly (ERROR or MISSING nodes)."""
+    fork_bombs: tuple[str, ...]
+    """Functions that call themselves in a pipeline or in the background."""
+
+
+class _Context(NamedTuple):
+    pipeline: int = -1
+    stage: int = 0
+    nested: bool = False
+    functions: tuple[str, ...] = ()
+    background: bool = False
+    redirects: tuple[Redirect, ...] = ()
+
+
+class ShellParser:
+    """One tree-sitter parser; not thread-safe, so each owner builds its own."""
+
+    def __init__(self) -> None:
+        self._parser = Parser(_LANGUAGE)
+
+    def parse(self, text: str) -> Script:
+        tree = self._parser.parse(text.encode("utf-8", "surrogatepass"))
+        walk = _Walk()
+        walk.visit(tree.root_node, _Context())
+        return Script(
+            tuple(walk.commands), walk.error or tree.root_node.has_error, tuple(walk.fork_bombs)
+        )
+
+
+def _body_type(node: Node) -> str | None:
+    body = node.child_by_field_name("body")
+    return body.type if body is not None else None
+
+
+def _text(node: Node) -> str:
+    return (node.text or b"").decode("utf-8", "replace")
+
+
+class _Walk:
+    def __init__(self) -> None:
+        self.commands: list[Command] = []
+        self.error = False
+        self.fork_bombs: list[str] = []
+        self._pipelines = 0
+
+    def _new_pipeline(self) -> int:
+        self._pipelines += 1
+        return self._pipelines
+
+    def visit(self, node: Node, ctx: _Context) -> None:
+        if not node.is_named:
+            if node.is_missing:
+                self.error = True
+            return
+        kind = node.type
+        if kind == "command":
+            self._command(node, ctx)
+        elif kind == "redirected_statement":
+            self._redirected(node, ctx)
+        elif kind == "pipeline":
+            self._pipeline(node, ctx, self._new_pipeline(), 0)
+        elif kind in _SUBSTITUTIONS:
+            inner = _Context(nested=True, functions=ctx.functions)
+            for child in node.children:
+                self.visit(child, inner)
+        elif kind == "function_definition":
+            self._function(node, ctx)
+        elif kind == "variable_assignment":
+            self._emit(None, (), (self._assignment(node, ctx),), ctx)
+        elif kind in ("declaration_command", "unset_command"):
+            self._declaration(node, ctx)
+        elif kind == "test_command":
+            start = len(self.commands)
+            self._children(node, ctx)
+            self._emit(Word("[[", "[["), (), (), ctx, at=start)
+        elif kind == "comment":
+            return
+        else:
+            if kind == "ERROR" or node.is_missing:
+                self.error = True
+            self._children(node, ctx)
+
+    def _children(self, node: Node, ctx: _Context) -> None:
+        children = node.children
+        if b"&" not in (node.text or b""):
+            for child in children:
+                self.visit(child, ctx)
+            return
+        for index, child in enumerate(children):
+            background = index + 1 < len(children) and children[index + 1].type == "&"
+            self.visit(child, ctx._replace(background=True) if background else ctx)
+
+    def _pipeline(
+        self, node: Node, ctx: _Context, pipeline: int, stage: int, tail: tuple[Redirect, ...] = ()
+    ) -> int:
+        """Visit the stages of ``node`` as stages ``stage``... of ``pipeline``; the last stage.
+
+        ``tail``: redirections written after the whole pipeline, which apply to its last stage.
+        """
+        children = [c for c in node.children if c.type != "comment"]
+        for index, child in enumerate(children):
+            last = tail if index == len(children) - 1 else ()
+            if child.type in ("|", "|&"):
+                stage += 1
+            elif child.type == "pipeline":
+                stage = self._pipeline(child, ctx, pipeline, stage, last)
+            elif child.type == "redirected_statement" and _body_type(child) == "pipeline":
+                # tree-sitter reads `a | b 2>&1 | c` as `(a | b) 2>&1 | c`: one pipeline.
+                redirects: list[Redirect] = []
+                continuations: list[Node] = []
+                for part in child.children:
+                    if part.type in _REDIRECTS:
+                        redirects.append(self._redirect(part, ctx, redirects, continuations))
+                body = child.child_by_field_name("body")
+                assert body is not None
+                stage = self._pipeline(body, ctx, pipeline, stage, (*redirects, *last))
+                for continuation in continuations:
+                    self.visit(continuation, ctx)
+            else:
+                inherited = (*ctx.redirects, *last) if last else ctx.redirects
+                self.visit(child, _Context(pipeline, stage, ctx.nested, ctx.functions,
+                                           ctx.background, inherited))  # fmt: skip
+        return stage
+
+    def _redirected(self, node: Node, ctx: _Context) -> None:
+        redirects: list[Redirect] = []
+        continuations: list[Node] = []
+        for child in node.children:
+            if child.type in _REDIRECTS:
+                redirects.append(self._redirect(child, ctx, redirects, continuations))
+        inherited = ctx._replace(redirects=(*ctx.redirects, *redirects))
+        body = node.child_by_field_name("body")
+        piped = next((c for c in continuations if c.type == "pipeline"), None)
+        if body is not None and body.type == "pipeline" and piped is None:
+            self._pipeline(body, ctx, self._new_pipeline(), 0, tuple(redirects))
+        elif piped is not None:
+            pipeline = self._new_pipeline()
+            if body is not None:
+                self.visit(body, inherited._replace(pipeline=pipeline, stage=0))
+            self._pipeline(piped, ctx, pipeline, 0)
+        elif body is not None:
+            self.visit(body, inherited)
+        else:
+            self._emit(None, (), (), inherited)
+        for continuation in continuations:
+            if continuation is not piped:
+                self.visit(continuation, ctx)
+
+    def _redirect(
+        self, node: Node, ctx: _Context, extra: list[Redirect], continuations: list[Node]
+    ) -> Redirect:
+        if node.type == "heredoc_redirect":
+            return self._heredoc(node, ctx, extra, continuations)
+        operator = ""
+        target: Word | None = None
+        for child in node.children:
+            kind = child.type
+            if kind == "ERROR":
+                self.error = True
+            elif kind == "file_descriptor":
+                continue
+            elif not child.is_named and target is None:
+                operator += kind
+            elif child.is_named and target is None:
+                target = self.word(child, ctx)
+            elif child.is_named:
+                self.word(child, ctx)
+        return Redirect(operator, target)
+
+    def _heredoc(
+        self, node: Node, ctx: _Context, extra: list[Redirect], continuations: list[Node]
+    ) -> Redirect:
+        operator = "<<"
+        quoted = False
+        body = Word("", "")
+        for child in node.children:
+            kind = child.type
+            if kind in ("<<", "<<-"):
+                operator = kind
+            elif kind == "heredoc_start":
+                quoted = any(mark in _text(child) for mark in "'\"\\")
+            elif kind == "heredoc_body":
+                raw = _text(child)
+                if quoted:
+                    body = Word(raw, raw)
+                else:
+                    start = len(self.commands)
+                    literal = all(c.type == "heredoc_content" for c in child.children)
+                    self._children(child, ctx._replace(nested=True, pipeline=-1))
+                    body = Word(raw, raw if literal else None, tuple(self.commands[start:]))
+            elif kind in _REDIRECTS:
+                extra.append(self._redirect(child, ctx, extra, continuations))
+            elif kind not in _HEREDOC_PARTS and child.is_named:
+                continuations.append(child)
+        return Redirect(operator, None, body)
+
+    def _function(self, node: Node, ctx: _Context) -> None:
+        name_node = node.child_by_field_name("name")
+        name = _text(name_node) if name_node is not None else ""
+        inner = _Context(functions=(*ctx.functions, name), nested=ctx.nested)
+        for child in node.children:
+            if child is not name_node:
+                self.visit(child, inner)
+
+    def _declaration(self, node: Node, ctx: _Context) -> None:
+        keyword = node.children[0]
+        args: list[Word] = []
+        for child in node.children[1:]:
+            if child.type == "variable_assignment":
+                assignment = self._assignment(child, ctx)
+                value = assignment.value.value
+                literal = None if value is None else f"{assignment.name}={value}"
+                args.append(Word(_text(child), literal, assignment.value.substitutions))
+            else:
+                args.append(self.word(child, ctx))
+        self._emit(Word(keyword.type, keyword.type), tuple(args), (), ctx)
+
+    def _assignment(self, node: Node, ctx: _Context) -> Assignment:
+        name_node = node.child_by_field_name("name")
+        value_node = node.child_by_field_name("value")
+        value = self.word(value_node, ctx) if value_node is not None else Word("", "")
+        return Assignment(_text(name_node) if name_node is not None else "", value)
+
+    def _command(self, node: Node, ctx: _Context) -> None:
+        name: Word | None = None
+        args: list[Word] = []
+        assignments: list[Assignment] = []
+        redirects = list(ctx.redirects)
+        continuations: list[Node] = []
+        for child in node.children:
+            kind = child.type
+            if kind == "variable_assignment":
+                assignments.append(self._assignment(child, ctx))
+            elif kind == "command_name":
+                name = self.word(child.children[0] if child.child_count == 1 else child, ctx)
+            elif kind in _REDIRECTS:
+                redirects.append(self._redirect(child, ctx, redirects, continuations))
+            elif kind != "comment":
+                args.append(self.word(child, ctx))
+        if (
+            name is not None
+            and name.value in ctx.functions
+            and (ctx.pipeline >= 0 or ctx.background)
+        ):
+            self.fork_bombs.append(name.value)
+        self._emit(name, tuple(args), tuple(assignments), ctx._replace(redirects=tuple(redirects)))
+        for continuation in continuations:
+            self.visit(continuation, ctx)
+
+    def _emit(
+        self,
+        name: Word | None,
+        args: tuple[Word, ...],
+        assignments: tuple[Assignment, ...],
+        ctx: _Context,
+        at: int | None = None,
+    ) -> None:
+        command = Command(
+            name, args, assignments, ctx.redirects, ctx.pipeline, ctx.stage, ctx.nested
+        )
+        self.commands.insert(len(self.commands) if at is None else at, command)
+
+    def word(self, node: Node, ctx: _Context) -> Word:
+        raw = _text(node)
+        if node.type == "word":
+            return Word(raw, _unescape_word(raw))
+        start = len(self.commands)
+        value = self._literal(node, ctx)
+        return Word(raw, value, tuple(self.commands[start:]))
+
+    def _literal(self, node: Node, ctx: _Context) -> str | None:
+        """The value of ``node`` when it is fixed text; visits substitutions either way."""
+        kind = node.type
+        if kind == "word":
+            return _unescape_word(_text(node))
+        if kind == "raw_string":
+            return _text(node)[1:-1]
+        if kind == "number":
+            return _text(node)
+        if kind == "ansi_c_string":
+            return _decode_ansi_c(_text(node)[2:-1])
+        if kind in _SUBSTITUTIONS:
+            self.visit(node, ctx)
+            return None
+        if kind in ("simple_expansion", "expansion"):
+            self._children(node, ctx._replace(nested=True, pipeline=-1))
+            return "~" if _text(node) in _HOME_EXPANSIONS else None
+        if kind in ("string", "translated_string"):
+            parts = [self._string_part(child, ctx) for child in node.children]
+            return None if None in parts else "".join(p for p in parts if p is not None)
+        if kind in ("concatenation", "command_name"):
+            parts = [self._literal(child, ctx) for child in node.children]
+            return None if None in parts else "".join(p for p in parts if p is not None)
+        if kind == "ERROR" or node.is_missing:
+            self.error = True
+        self._children(node, ctx._replace(nested=True, pipeline=-1))
+        return None
+
+    def _string_part(self, node: Node, ctx: _Context) -> str | None:
+        kind = node.type
+        if kind in ('"', "$"):
+            return ""
+        if kind == "string_content":
+            return _unescape_double_quoted(_text(node))
+        return self._literal(node, ctx)
+
+
+_WORD_ESCAPE = re.compile(r"\\(\n|.)", re.DOTALL)
+_DQ_ESCAPE = re.compile(r"\\([\\\"$`\n])")
+_ANSI_C_ESCAPE = re.compile(
+    r"\\(x[0-9a-fA-F]{1,2}|u[0-9a-fA-F]{1,4}|U[0-9a-fA-F]{1,8}|[0-7]{1,3}|c.|.)", re.DOTALL
+)
+_ANSI_C_SIMPLE = {
+    "a": "\a", "b": "\b", "e": "\x1b", "E": "\x1b", "f": "\f", "n": "\n",
+    "r": "\r", "t": "\t", "v": "\v", "\\": "\\", "'": "'", '"': '"', "?": "?",
+}  # fmt: skip
+
+
+def _unescape_word(text: str) -> str:
+    if "\\" not in text:
+        return text
+    return _WORD_ESCAPE.sub(lambda m: "" if m.group(1) == "\n" else m.group(1), text)
+
+
+def _unescape_double_quoted(text: str) -> str:
+    if "\\" not in text:
+        return text
+    return _DQ_ESCAPE.sub(lambda m: "" if m.group(1) == "\n" else m.group(1), text)
+
+
+def _decode_ansi_c(text: str) -> str:
+    def escape(match: re.Match[str]) -> str:
+        code = match.group(1)
+        head = code[0]
+        if head in "xuU":
+            return chr(min(int(code[1:], 16), 0x10FFFF))
+        if head.isdigit():
+            return chr(int(code, 8) & 0xFF)
+        if head == "c":
+            return chr(ord(code[1]) & 0x1F)
+        return _ANSI_C_SIMPLE.get(code, "\\" + code)
+
+    return _ANSI_C_ESCAPE.sub(escape, text)
+
+
+Values: TypeAlias = tuple[str | None, ...]
+"""Literal argument values of one command (``None`` where a word expands at run time)."""
+
+
+class Options(NamedTuple):
+    flags: frozenset[str]
+    """Every option seen: short ones split (``-rf`` -> ``-r``, ``-f``), long ones without value."""
+    valued: dict[str, list[str | None]]
+    positionals: list[str | None]
+
+
+def parse_options(values: Values, takes_value: frozenset[str] = frozenset()) -> Options:
+    """Split getopt-style arguments; ``--`` ends options; ``takes_value`` options consume one."""
+    flags: set[str] = set()
+    valued: dict[str, list[str | None]] = {}
+    positionals: list[str | None] = []
+    index = 0
+    while index < len(values):
+        value = values[index]
+        index += 1
+        if value is None or value == "-" or not value.startswith("-"):
+            positionals.append(value)
+        elif value == "--":
+            positionals.extend(values[index:])
+            break
+        elif value.startswith("--"):
+            name, eq, attached = value.partition("=")
+            flags.add(name)
+            if eq:
+                valued.setdefault(name, []).append(attached)
+            elif name in takes_value and index < len(values):
+                valued.setdefault(name, []).append(values[index])
+                index += 1
+        else:
+            for position, letter in enumerate(value[1:], start=1):
+                option = "-" + letter
+                flags.add(option)
+                if option in takes_value:
+                    rest: str | None = value[position + 1 :]
+                    if not rest and index < len(values):
+                        rest, index = values[index], index + 1
+                    valued.setdefault(option, []).append(rest)
+                    break
+    return Options(frozenset(flags), valued, positionals)
+
+
+def has_glob(text: str) -> bool:
+    return "*" in text or "?" in text or "[" in text
+
+
+@dataclass(frozen=True, slots=True)
+class Paths:
+    """Resolves literal path words: ``~`` is ``home``; relative paths need a known ``cwd``."""
+
+    home: str
+    cwd: str | None
+    workspace: str | None = None
+
+    def resolve(self, value: str) -> str | None:
+        if value == "~" or value.startswith("~/"):
+            value = self.home + value[1:]
+        elif value.startswith("~"):
+            value = posixpath.expanduser(value)
+        if value.startswith("/"):
+            return "/" + posixpath.normpath(value).lstrip("/")
+        if self.cwd is None:
+            return None
+        return posixpath.normpath(posixpath.join(self.cwd, value))
+
+    def best(self, value: str) -> str:
+        """The resolved path, or the normalised relative path when the directory is unknown."""
+        resolved = self.resolve(value)
+        return resolved if resolved is not None else posixpath.normpath(value)
+
+
+@dataclass(frozen=True, slots=True)
+class Call:
+    """One command to judge, wrappers removed: ``name`` is the normalised basename."""
+
+    name: str
+    values: Values
+    display: str
+    """The command as a person should see it in a reason."""
+    paths: Paths = field(compare=False)
+
+    def deny(self, rule: str) -> str:
+        return f"{self.display}: {rule}"
+
+
+_GIT_GLOBAL_VALUE = frozenset(
+    {"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--config-env", "--super-prefix"}
+)
+
+
+def git_subcommand(values: Values) -> tuple[str | None, Values]:
+    """The git subcommand and its arguments, past git's own options."""
+    index = 0
+    while index < len(values):
+        value = values[index]
+        if value is None or not value.startswith("-"):
+            return value, values[index + 1 :]
+        index += 2 if value in _GIT_GLOBAL_VALUE else 1
+    return None, ()
+
+
+def collapse(text: str) -> str:
+    return " ".join(text.split())
+
+
+def render(script: Script) -> str:
+    """The script's commands with names and literal words unquoted and re-quoted canonically:
+    spellings that run the same commands render the same (``r''m  -rf /`` is ``rm -rf /``)."""
+    rendered: list[str] = []
+    previous = -1
+    for cmd in script.commands:
+        if cmd.nested:
+            continue
+        if rendered:
+            rendered.append(" | " if previous >= 0 and cmd.pipeline == previous else " ; ")
+        parts = [f"{a.name}={_render_word(a.value)}" for a in cmd.assignments]
+        if cmd.name is not None:
+            name = (cmd.name.value or "").strip()
+            parts.append(
+                posixpath.basename(name) if name.startswith("/") else _render_word(cmd.name)
+            )
+        parts.extend(_render_word(word) for word in cmd.args)
+        for redirect in cmd.redirects:
+            word = redirect.body if redirect.body is not None else redirect.target
+            if word is not None:
+                parts.append(f"{redirect.operator} {_render_word(word)}")
+        rendered.append(" ".join(parts))
+        previous = cmd.pipeline
+    return "".join(rendered)
+
+
+def _render_word(word: Word) -> str:
+    return shlex.quote(word.value) if word.value is not None else collapse(word.raw)

@@ -1,0 +1,591 @@
+"""Shell policy: ``allow``, ``approve`` or ``deny`` for a bash script, decided from its syntax tree.
+
+The script is parsed once with tree-sitter-bash (:mod:`._shell_parse`) and every command it would
+run is classified — in lists, pipelines, subshells, substitutions, heredocs, function and loop
+bodies. Wrappers are unwrapped (``sudo``, ``env``, ``timeout``, ``nice``, ``nohup``, ``xargs``,
+``find -exec``, ``bash -c``, ``eval`` ...) and the command they run is classified in their place.
+What one command means lives in :mod:`._shell_rules`; this module adds what only the whole script
+shows: pipelines (download or decode piped to a shell, a shell wired to the network), the working
+directory after ``cd``, literal variables, redirections and the path policy.
+
+- ``allow`` only when every command is on the read-only list with safe flags, every file it reads
+  is allowed by the path policy, and nothing is written except to ``/dev/null``-like devices.
+- ``deny`` for the rules of SECURITY.md §4: destruction of the system or home, disk writes, fork
+  bombs, download or decode piped to a shell, reverse shells, secrets, persistence, host-root
+  containers, agents with their guards off, killing every process, shutdown.
+- ``approve`` for everything else, including whatever does not parse cleanly and every command
+  whose name is not a literal word (never allowed; denied when a reading of it is destructive).
+"""
+
+from __future__ import annotations
+
+import glob
+import itertools
+import os
+import posixpath
+import re
+from typing import TYPE_CHECKING, NamedTuple
+
+from . import _shell_rules as rules
+from ._shell_parse import (
+    Call,
+    Command,
+    Paths,
+    ShellParser,
+    Word,
+    collapse,
+    git_subcommand,
+    parse_options,
+    render,
+)
+from ._verdict import Verdict, strictest
+
+if TYPE_CHECKING:
+    from ._path_policy import PathPolicy
+
+__all__ = ["ShellPolicy"]
+
+_MAX_DEPTH = 6
+_MAX_GLOB_MATCHES = 64
+_SYSTEM_BIN = frozenset({"/bin", "/sbin", "/usr/bin", "/usr/sbin", "/usr/local/bin"})
+_SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "ash", "mksh", "fish"})
+_INTERPRETERS = frozenset({"python", "perl", "ruby", "php", "node", "lua"})
+_NETWORK = frozenset({"nc", "ncat", "telnet", "socat", "openssl", "cryptcat"})
+_DOWNLOADERS = frozenset({"curl", "wget", "fetch", "aria2c", "http", "https", "xh", "lwp-request"})
+_DECOMPRESSORS = frozenset({"uudecode", "gunzip", "zcat", "bzcat", "xzcat", "unxz", "bunzip2",
+                            "zstdcat", "unzstd", "rev"})  # fmt: skip
+_NOT_READING = frozenset({"ls", "stat", "test", "[", "[[", "echo", "printf", "chmod", "chown",
+                          "chgrp", "ssh", "ssh-add", "ssh-keygen", "rm", "which", "type", "file",
+                          "du", "realpath", "readlink", "basename", "dirname", "find"})  # fmt: skip
+"""Commands whose arguments may name a secret without reading it (listing, using a key)."""
+_DECODERS = frozenset({"base64", "basenc", "b64", "xxd", "openssl", "gzip", "bzip2", "xz", "zstd"})
+_COPIERS = frozenset({"cp", "scp", "rsync", "tar", "zip", "7z", "7za", "rclone", "sftp"})
+_SAFE_ENV = re.compile(r"^(LC_\w+|LANG|LANGUAGE|TZ|NO_COLOR|FORCE_COLOR|CLICOLOR|COLUMNS|TERM)$")
+_SENSITIVE_ENV = re.compile(
+    r"^(PATH|LD_\w+|DYLD_\w+|IFS|BASH_ENV|ENV|PROMPT_COMMAND|PS4|SHELLOPTS|BASHOPTS|CDPATH|"
+    r"GLOBIGNORE|HOME|GIT_\w+|PAGER|MANPAGER|LESS\w*|EDITOR|VISUAL|PYTHON\w+|PERL5\w+|RUBYOPT|"
+    r"NODE_OPTIONS)$"
+)
+_NONE: frozenset[str] = frozenset()
+# Options that take a value before the wrapped command, and whether VAR=value words may follow.
+_WRAPPERS: dict[str, tuple[frozenset[str], bool]] = {
+    "sudo": (frozenset({"-u", "-g", "-h", "-p", "-C", "-D", "-r", "-t", "-U", "-T", "-R", "--user",
+                        "--group", "--host", "--prompt", "--chdir", "--role", "--type",
+                        "--other-user", "--close-from", "--command-timeout"}), True),
+    "doas": (frozenset({"-u", "-C"}), False),
+    "env": (frozenset({"-u", "--unset", "-C", "--chdir"}), True),
+    "timeout": (frozenset({"-s", "--signal", "-k", "--kill-after"}), False),
+    "nice": (frozenset({"-n", "--adjustment"}), False),
+    "ionice": (frozenset({"-c", "--class", "-n", "--classdata", "-t"}), False),
+    "stdbuf": (frozenset({"-i", "-o", "-e", "--input", "--output", "--error"}), False),
+    "xargs": (frozenset({"-a", "--arg-file", "-d", "--delimiter", "-E", "-I", "-L", "--max-lines",
+                         "-n", "--max-args", "-P", "--max-procs", "-s", "--max-chars",
+                         "--process-slot-var"}), False),
+    "exec": (frozenset({"-a"}), False), "npx": (frozenset({"-p", "--package"}), False),
+    **dict.fromkeys(("nohup", "command", "builtin", "time", "setsid", "coproc", "busybox", "bunx",
+                     "pnpx", "uvx"), (_NONE, False)),
+}  # fmt: skip
+_RAISES = {
+    "sudo": "runs as another user", "doas": "runs as another user",
+    "xargs": "runs a command on arguments read from its input", "exec": "replaces the shell",
+    "coproc": "starts a background coprocess",
+    **dict.fromkeys(("npx", "bunx", "pnpx", "uvx"), "downloads and runs a package"),
+}  # fmt: skip
+
+
+class _Effect(NamedTuple):
+    """A command as a pipeline stage sees it."""
+
+    call: Call
+    role: str
+    """``program-stdin`` (a shell or interpreter reading code from its input), ``shell``,
+    ``network``, ``download``, ``decode``, ``text`` (prints literal text) or ``other``."""
+    text: str = ""
+
+
+class ShellPolicy:
+    """Classifies bash scripts; one tree-sitter parser per policy (not thread-safe).
+
+    With a ``path_policy``, the files that commands visibly read and write (operands of read-only
+    commands, redirections, copy/move/tee/dd targets ...) are checked with it, relative paths
+    resolving against its workspace. Without one, any write other than to ``/dev/null``-like
+    devices needs approval.
+    """
+
+    def __init__(self, path_policy: PathPolicy | None = None) -> None:
+        self._parser = ShellParser()
+        self._path_policy = path_policy
+        workspace = path_policy.workspace if path_policy is not None else None
+        self._paths = Paths(posixpath.normpath(os.path.expanduser("~")), workspace, workspace)
+
+    def classify(self, command: str) -> Verdict:
+        """The decision for ``command`` with reasons naming each command and rule that led to it."""
+        run = _Run(self._parser, self._path_policy, self._paths)
+        run.script(command, 0)
+        return strictest(run.verdicts) if run.verdicts else Verdict.allow("empty script")
+
+    def normalize(self, command: str) -> str:
+        """A canonical form of the script for session memory; ``raw:``+text if it does not parse."""
+        script = self._parser.parse(command)
+        return "raw:" + command.strip() if script.error else render(script)
+
+
+def _display(name: str, words: tuple[Word, ...]) -> str:
+    """The command as a person should see it in a reason: its name, its arguments as written."""
+    text = " ".join([name, *(w.raw for w in words)])
+    text = collapse(text) if "\n" in text or "\t" in text or "  " in text else text
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+class _Run:
+    """One ``classify``: the verdicts so far, the working directory, literal variables."""
+
+    def __init__(self, parser: ShellParser, path_policy: PathPolicy | None, paths: Paths) -> None:
+        self._parser = parser
+        self._path_policy = path_policy
+        self.paths = paths
+        self.verdicts: list[Verdict] = []
+        self._variables: dict[str, str] = {}
+        self._effects: dict[tuple[int, int], list[_Effect]] = {}
+
+    def _approve(self, reason: str) -> None:
+        self.verdicts.append(Verdict.approve(reason))
+
+    def _deny(self, reason: str) -> None:
+        self.verdicts.append(Verdict.deny(reason))
+
+    # --- scripts -----------------------------------------------------------------------------
+
+    def script(self, text: str, depth: int) -> None:
+        if depth > _MAX_DEPTH:
+            self._approve(f"{collapse(text)[:60]}: scripts nested too deeply to inspect")
+            return
+        script = self._parser.parse(text)
+        if script.error:
+            self._approve(f"{collapse(text)[:60]}: does not parse cleanly; nothing is auto-allowed")
+        for name in dict.fromkeys(script.fork_bombs):
+            self._deny(f"{name}(): calls itself in a pipeline or the background (fork bomb)")
+        saved, self._effects = self._effects, {}
+        for cmd in script.commands:
+            effects = self._command(cmd, depth)
+            if cmd.pipeline >= 0:
+                self._effects.setdefault((cmd.pipeline, cmd.stage), []).extend(effects)
+        self._pipelines(depth)
+        self._effects = saved
+
+    def _nested(self, text: str, depth: int, display: str) -> None:
+        before = len(self.verdicts)
+        self.script(text, depth + 1)
+        if len(self.verdicts) == before:
+            self.verdicts.append(Verdict.allow(f"{display}: runs nothing"))
+
+    def _evidence(self, readings: list[str], depth: int, why: str) -> None:
+        """Classify each reading of an unknown command; keep what one of them would deny."""
+        for text in dict.fromkeys(readings):
+            probe = _Run(self._parser, None, self.paths)
+            probe._variables = self._variables
+            probe.script(text, depth + 1)
+            denials = [v for v in probe.verdicts if v.decision == "deny"]
+            if denials:
+                self._deny(f"{why}; read as `{collapse(text)[:60]}` it is destructive")
+                self.verdicts.extend(denials)
+                return
+
+    # --- commands ----------------------------------------------------------------------------
+
+    def _command(self, cmd: Command, depth: int) -> list[_Effect]:
+        for assignment in cmd.assignments:
+            name, value = assignment.name, assignment.value.value
+            if cmd.name is not None and not _SAFE_ENV.match(name):
+                self._approve(f"{name}=... {cmd.name.raw}: runs with a changed environment")
+            elif cmd.name is None and _SENSITIVE_ENV.match(name):
+                self._approve(f"{name}=...: changes how later commands run")
+            elif cmd.name is None:
+                self.verdicts.append(Verdict.allow(f"{name}=...: sets a shell variable"))
+            if cmd.name is None and value is not None:
+                self._variables[name] = value
+        self._redirects(cmd)
+        if cmd.name is None:
+            return []
+        if cmd.name.value is None:
+            self._unknown(cmd.name, cmd.args, depth)
+            return []
+        name = cmd.name.value.strip()
+        if "/" in name:
+            if posixpath.dirname(posixpath.normpath(name)) not in _SYSTEM_BIN:
+                self._approve(f"{name}: runs a program outside the system binary directories")
+            name = posixpath.basename(name)
+        return self._call(name, cmd.args, cmd, depth)
+
+    def _unknown(self, name: Word, args: tuple[Word, ...], depth: int) -> None:
+        why = f"{_display(collapse(name.raw), args)}: the command name is not a literal word"
+        self._approve(f"{why}; what runs is decided at run time")
+        rest = " ".join(word.raw for word in args)
+        readings = [f"rm {rest}", f"sh {rest}", rest]
+        if "IFS" in name.raw:
+            readings.append(re.sub(r"\$\{IFS\}|\$IFS\b", " ", f"{name.raw} {rest}"))
+        variable = re.fullmatch(r"\$\{?(\w+)\}?", name.raw)
+        if variable and variable.group(1) in self._variables:
+            readings.append(f"{self._variables[variable.group(1)]} {rest}")
+        self._evidence(readings, depth, why)
+
+    def _call(self, name: str, words: tuple[Word, ...], cmd: Command, depth: int) -> list[_Effect]:
+        """Unwrap wrappers, then classify the command they run."""
+        while name in _WRAPPERS:
+            if name in _RAISES:
+                self._approve(f"{_display(name, words)}: {_RAISES[name]}")
+            inner = self._wrapped(name, words, cmd)
+            if inner is None:
+                break
+            if not inner:
+                name, words = "echo", ()
+            elif inner[0].value is None:
+                self._unknown(inner[0], inner[1:], depth)
+                return []
+            else:
+                name, words = posixpath.basename(inner[0].value), inner[1:]
+        call = Call(name, tuple(w.value for w in words), _display(name, words), self.paths)
+        if name in _SHELLS:
+            return [self._shell(call, words, cmd, depth)]
+        if name == "eval":
+            if all(w.value is not None for w in words):
+                self._nested(" ".join(w.value or "" for w in words), depth, call.display)
+            else:
+                self._approve(f"{call.display}: evaluates text that expands at run time")
+            self._fetched(call, words)
+            return [_Effect(call, "shell")]
+        if name == "find":
+            self._find(call, words, cmd, depth)
+            return [_Effect(call, "other")]
+        if name in ("su", "runuser"):
+            opts = parse_options(call.values, frozenset({"-c", "--command", "-s", "-g"}))
+            for script in opts.valued.get("-c", []) + opts.valued.get("--command", []):
+                self._script_word(call, Word(script or "", script), depth)
+        if rules.family(name) in _INTERPRETERS or name in ("source", ".", "su", "runuser"):
+            self._fetched(call, words)
+        return [self._classify(call, cmd)]
+
+    def _wrapped(self, name: str, words: tuple[Word, ...], cmd: Command) -> tuple[Word, ...] | None:
+        """The command a wrapper runs (``()``: xargs' default ``echo``); ``None``: it runs none."""
+        if name == "env":
+            words = _split_string(words)
+        takes_value, assignments = _WRAPPERS[name]
+        values = [w.value for w in words]
+        index = 0
+        while index < len(values) and _is_option(values[index]):
+            index += 1
+            if values[index - 1] == "--":
+                break
+            if name == "command" and values[index - 1] in ("-v", "-V"):
+                return None
+            index += values[index - 1] in takes_value
+        while assignments and index < len(values) and re.match(r"\w+=", values[index] or ""):
+            index += 1
+        index += name == "timeout"
+        if name == "coproc" and "{" in values[index : index + 2]:
+            index = values.index("{", index) + 1
+        if name == "xargs":
+            return self._xargs(words, index, cmd)
+        return words[index:] if index < len(words) else None
+
+    def _xargs(self, words: tuple[Word, ...], start: int, cmd: Command) -> tuple[Word, ...]:
+        """The command xargs runs, with the literal input it would read from a previous stage."""
+        options = [w.value for w in words[:start]]
+        for option, value in itertools.pairwise(options):
+            if option in ("-a", "--arg-file"):
+                self._path(_display("xargs", words), value, "read")
+        previous = self._effects.get((cmd.pipeline, cmd.stage - 1), [])
+        supplied: tuple[Word, ...] = ()
+        if cmd.pipeline >= 0 and previous and all(e.role == "text" for e in previous):
+            supplied = tuple(Word(item, item) for e in previous for item in e.text.split())
+        replace = dict(itertools.pairwise(options)).get("-I")
+        if replace is None or not supplied:
+            return words[start:] + supplied
+        joined = " ".join(w.raw for w in supplied)
+        return tuple(Word(w.raw, w.value.replace(replace, joined)) if w.value else w
+                     for w in words[start:])  # fmt: skip
+
+    # --- shells, find ------------------------------------------------------------------------
+
+    def _shell(self, call: Call, words: tuple[Word, ...], cmd: Command, depth: int) -> _Effect:
+        values, index, letters, unusual = call.values, 0, "", []
+        while index < len(values) and (values[index] or "").startswith(("-", "+")):
+            value = values[index] or ""
+            index += 1
+            if value in ("-", "--"):
+                index -= value == "-"
+                break
+            if value in ("-o", "+o", "-O", "+O", "--rcfile", "--init-file"):
+                index += 1
+            if value.startswith("--") or set(value[1:]) - set("ceuxvs"):
+                unusual.append(value)
+            letters += value[1:] if not value.startswith("--") else ""
+        rest = words[index:]
+        if unusual:
+            self._approve(f"{call.display}: starts a shell with {' '.join(unusual)}")
+        if "c" in letters:
+            if rest:
+                self._script_word(call, rest[0], depth)
+            return _Effect(call, "shell")
+        if rest and "s" not in letters and rest[0].value not in ("-", "/dev/stdin"):
+            self._fetched(call, rest[:1])
+            self._approve(f"{call.display}: runs the script {rest[0].raw}")
+            return _Effect(call, "shell")
+        texts = self._stdin_texts(cmd)
+        for text in texts:
+            self._nested(text, depth, call.display)
+        if texts:
+            return _Effect(call, "shell")
+        self._approve(f"{call.display}: runs a program read from its input")
+        return _Effect(call, "program-stdin")
+
+    def _stdin_texts(self, cmd: Command) -> list[str]:
+        """Heredoc and here-string text fed to ``cmd``, as literally as it can be known."""
+        texts: list[str] = []
+        for redirect in cmd.redirects:
+            word = redirect.body if redirect.body is not None else redirect.target
+            if word is None or (redirect.body is None and redirect.operator != "<<<"):
+                continue
+            if word.value is None:
+                display = f"{redirect.operator} {collapse(word.raw)[:40]}"
+                self._approve(f"{display}: expands at run time")
+                self._fetched(Call("", (), display, self.paths), (word,))
+            texts.append(word.value if word.value is not None else word.raw)
+        return texts
+
+    def _script_word(self, call: Call, word: Word, depth: int) -> None:
+        if word.value is not None:
+            self._nested(word.value, depth, call.display)
+        else:
+            self._approve(f"{call.display}: runs a script that expands at run time")
+            self._fetched(call, (word,))
+
+    def _fetched(self, call: Call, words: tuple[Word, ...]) -> None:
+        """Deny running code that a substitution in ``words`` downloads or decodes."""
+        for command in (c for word in words for c in word.substitutions):
+            name = posixpath.basename((command.name.value or "") if command.name else "")
+            if name in _DOWNLOADERS:
+                self._deny(f"{call.display}: runs code downloaded by {name}")
+            elif _decodes(name, tuple(w.value for w in command.args)):
+                self._deny(f"{call.display}: runs data decoded by {name}")
+
+    def _find(self, call: Call, words: tuple[Word, ...], cmd: Command, depth: int) -> None:
+        values, index = call.values, 0
+        while index < len(values) and values[index] in ("-H", "-L", "-P", "-D"):
+            index += 2 if values[index] == "-D" else 1
+        start = index
+        while index < len(values) and not (values[index] or "-").startswith(("-", "(", "!")):
+            index += 1
+        roots = list(values[start:index]) or ["."]
+        acted = False
+        while index < len(values):
+            value = values[index]
+            index += 1
+            if value in ("-exec", "-execdir", "-ok", "-okdir"):
+                ends = [i for i in range(index, len(values)) if values[i] in (";", "+")]
+                end = ends[0] if ends else len(values)
+                self._approve(f"{call.display}: find -exec runs a command for each file")
+                for root in roots if end > index else ():
+                    fill = root or "{}"
+                    filled = [Word(w.raw, w.value and w.value.replace("{}", fill)) for w in words]
+                    self._call("command", tuple(filled[index:end]), cmd, depth)
+                index, acted = end + 1, True
+            elif value == "-delete":
+                acted = True
+                self._approve(f"{call.display}: find -delete deletes files")
+                for root in roots:
+                    resolved = self.paths.resolve(root) if root is not None else None
+                    if resolved and rules.destroys_system_or_home(resolved, self.paths.home):
+                        self._deny(f"{call.display}: deletes everything under {root}")
+            elif value in ("-fprint", "-fprint0", "-fprintf", "-fls") and index < len(values):
+                self._path(call.display, values[index], "write")
+                index, acted = index + 1, True
+        for reason in rules.check_call(call):
+            self._deny(reason)
+        if not acted:
+            for root in roots:
+                self._path(call.display, root, "read")
+            self.verdicts.append(Verdict.allow(f"{call.display}: read-only"))
+
+    # --- one command -------------------------------------------------------------------------
+
+    def _classify(self, call: Call, cmd: Command) -> _Effect:
+        checked = call
+        if rules.family(call.name) in _INTERPRETERS or rules.family(call.name) == "awk":
+            stdin = tuple(self._stdin_texts(cmd))
+            checked = Call(call.name, call.values + stdin, call.display, call.paths)
+        for reason in rules.check_call(checked):
+            self._deny(reason)
+        targets = rules.write_targets(call)
+        for target in targets:
+            self._path(call.display, target, "write")
+        reads = rules.read_only_paths(call.name, call.values)
+        if call.name not in _NOT_READING and (reads is None or call.name == "git"):
+            self._secrets(call, {t for t in targets if t is not None})
+        if call.name in ("cd", "pushd", "popd"):
+            operands = [v for v in call.values if v is None or not v.startswith("-") or v == "-"]
+            target = operands[0] if operands else "~"
+            unknown = call.name == "popd" or target in (None, "-")
+            cwd = None if unknown or target is None else self.paths.resolve(target)
+            self.paths = Paths(self.paths.home, cwd, self.paths.workspace)
+        if reads is None:
+            self._approve(f"{call.display}: not on the read-only list")
+        else:
+            for path in reads:
+                self._path(call.display, path, "read")
+            self.verdicts.append(Verdict.allow(f"{call.display}: read-only"))
+        return self._effect(call, cmd)
+
+    def _effect(self, call: Call, cmd: Command) -> _Effect:
+        name, values = rules.family(call.name), call.values
+        if name in _INTERPRETERS:
+            opts = parse_options(values, frozenset({"-W", "-X", "-Q", "-I", "-M", "-r"}))
+            code = not opts.flags.isdisjoint({"-c", "-m", "-e", "-E", "-r", "--eval", "-p"})
+            script = [p for p in opts.positionals if p != "-"]
+            role = "other" if code or script or self._stdin_texts(cmd) else "program-stdin"
+            return _Effect(call, role)
+        if name in ("echo", "printf") and None not in values:
+            return _Effect(call, "text", _printed(name, values))
+        role = "download" if name in _DOWNLOADERS else "decode" if _decodes(name, values) else ""
+        return _Effect(call, role or ("network" if name in _NETWORK else "other"))
+
+    def _secrets(self, call: Call, targets: set[str]) -> None:
+        """Deny arguments (or their ``x=``/``x:``/``@`` parts) that name a secret being read."""
+        values = call.values
+        if call.name == "git" and git_subcommand(values)[0] == "grep":
+            return
+        for value in values:
+            if value is None or value in targets or not rules.might_be_secret(value):
+                continue
+            for candidate in dict.fromkeys((value, *re.split(r"[=:@,]", value))):
+                kind = rules.secret_kind(self.paths.best(candidate)) if candidate else None
+                if kind is not None:
+                    self._deny(f"{call.display}: reads {kind} ({candidate})")
+                    return
+            if call.name in _COPIERS and rules.secret_directory(
+                self.paths.best(value), self.paths.home
+            ):
+                self._deny(f"{call.display}: copies {value}, a directory holding secrets")
+                return
+
+    # --- files -------------------------------------------------------------------------------
+
+    def _redirects(self, cmd: Command) -> None:
+        name = collapse(cmd.name.raw) if cmd.name is not None else ""
+        for redirect in cmd.redirects:
+            operator, target = redirect.operator, redirect.target
+            value = target.value if target is not None else None
+            duplicate = operator in (">&", "<&") and re.fullmatch(r"\d+-?|-", value or "")
+            if target is None or operator == "<<<" or duplicate:
+                continue
+            display = f"{name} {operator} {collapse(target.raw)}".strip()
+            if value is not None and rules.is_network_device(value):
+                self._deny(f"{display}: connects to {value} (reverse shell)")
+                continue
+            if ">" in operator:
+                self._path(display, value, "write")
+            if "<" in operator:
+                self._path(display, value, "read")
+
+    def _path(self, display: str, value: str | None, access: str) -> None:
+        """Check one visible read or write of ``value``: secrets, persistence, the path policy."""
+        if value is None:
+            self._approve(f"{display}: {access}s a path that expands at run time")
+            return
+        if rules.HARMLESS_DEVICES.match(value):
+            return
+        best = self.paths.best(value)
+        if access == "write":
+            kind = rules.persistence_target(best)
+            if rules.is_disk_device(best):
+                self._deny(f"{display}: writes the disk device {value}")
+            elif kind is not None:
+                self._deny(f"{display}: writes {kind} ({value}) (persistence)")
+            self._approve(f"{display}: changes {value}")
+        elif rules.might_be_secret(value) and (kind := rules.secret_kind(best)) is not None:
+            self._deny(f"{display}: reads {kind} ({value})")
+        if self._path_policy is None:
+            return
+        resolved = self.paths.resolve(value)
+        if resolved is None:
+            self._approve(f"{display}: cannot tell where {value} is (working directory unknown)")
+            return
+        matches = [resolved]
+        if "*" in resolved or "?" in resolved or "[" in resolved:
+            matches = list(itertools.islice(glob.iglob(resolved), _MAX_GLOB_MATCHES + 1)) or matches
+            if len(matches) > _MAX_GLOB_MATCHES:
+                self._approve(f"{display}: {value} matches too many files to check")
+        for path in matches[:_MAX_GLOB_MATCHES]:
+            verdict = self._path_policy.check(path, "write" if access == "write" else "read")
+            reasons = tuple(f"{display}: {reason}" for reason in verdict.reasons)
+            self.verdicts.append(Verdict(verdict.decision, reasons))
+
+    # --- pipelines ---------------------------------------------------------------------------
+
+    def _pipelines(self, depth: int) -> None:
+        pipelines: dict[int, list[list[_Effect]]] = {}
+        for (pipeline, _), effects in sorted(self._effects.items()):
+            pipelines.setdefault(pipeline, []).append(effects)
+        for stages in pipelines.values():
+            flat = [effect for stage in stages for effect in stage]
+            network = next((e for e in flat if e.role == "network"), None)
+            shell = next((e for e in flat if e.role in ("shell", "program-stdin")), None)
+            if network is not None and shell is not None:
+                self._deny(f"{network.call.display} | {shell.call.display}: a shell wired to the "
+                           "network (reverse shell)")  # fmt: skip
+            for position, stage in enumerate(stages):
+                for effect in (e for e in stage if e.role == "program-stdin"):
+                    self._piped_program(effect, stages[:position], depth)
+
+    def _piped_program(self, effect: _Effect, earlier: list[list[_Effect]], depth: int) -> None:
+        display = effect.call.display
+        for source in (e for stage in earlier for e in stage):
+            if source.role == "download":
+                self._deny(f"{source.call.display} | {display}: download piped to a shell")
+            elif source.role == "decode":
+                self._deny(f"{source.call.display} | {display}: decoded data piped to a shell")
+        if earlier and earlier[-1] and all(e.role == "text" for e in earlier[-1]):
+            self._nested("\n".join(e.text for e in earlier[-1]), depth, display)
+
+
+def _is_option(value: str | None) -> bool:
+    return value is not None and value.startswith("-") and value != "-"
+
+
+def _split_string(words: tuple[Word, ...]) -> tuple[Word, ...]:
+    """``env -S 'cmd args'`` as the words it splits into."""
+    for index, word in enumerate(words):
+        value = word.value or ""
+        if value in ("-S", "--split-string") and index + 1 < len(words):
+            split, rest = words[index + 1], words[index + 2 :]
+        elif value.startswith("--split-string=") or (value.startswith("-S") and len(value) > 2):
+            text = value.partition("=")[2] if value.startswith("--") else value[2:]
+            split, rest = Word(text, text), words[index + 1 :]
+        else:
+            continue
+        if split.value is None:
+            return (split, *rest)
+        return tuple(Word(item, item) for item in split.value.split()) + rest
+    return words
+
+
+def _printed(name: str, values: tuple[str | None, ...]) -> str:
+    """What ``echo``/``printf`` with literal arguments print, near enough to re-parse."""
+    words = [v or "" for v in values]
+    if name == "echo":
+        while words and re.fullmatch(r"-[neE]+", words[0]):
+            words = words[1:]
+        return " ".join(words)
+    text = " ".join(words[1:]) if words and "%" in words[0] else "".join(words[:1])
+    return text.replace("\\n", "\n").replace("\\t", "\t")
+
+
+def _decodes(name: str, values: tuple[str | None, ...]) -> bool:
+    if name in _DECOMPRESSORS:
+        return True
+    if name not in _DECODERS:
+        return False
+    flags = parse_options(values).flags
+    if name == "xxd":
+        return not flags.isdisjoint({"-r", "-revert"})
+    return not flags.isdisjoint({"-d", "-D", "--decode", "--decompress"})

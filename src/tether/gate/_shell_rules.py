@@ -1,0 +1,598 @@
+"""What one command means: dangerous paths, the deny rules and the read-only list.
+
+Everything here is a function of one command's normalised name and its literal argument values
+(``None`` where a word expands at run time) plus a :class:`Paths` view that resolves paths.
+Walking scripts, unwrapping wrappers, pipelines and the path policy live in
+:mod:`._shell_policy`; this module only says, for one command, "this destroys the system",
+"this reads a secret", "this writes these files" or "this is read-only and reads these files".
+"""
+
+from __future__ import annotations
+
+import itertools
+import posixpath
+import re
+from collections.abc import Callable
+from fnmatch import fnmatchcase
+from functools import lru_cache
+from typing import NamedTuple, TypeAlias
+
+from ._shell_parse import Call, Values, git_subcommand, has_glob, parse_options
+
+__all__ = [
+    "HARMLESS_DEVICES", "check_call", "destroys_system_or_home", "family", "is_disk_device",
+    "is_network_device", "might_be_secret", "persistence_target", "read_only_paths",
+    "secret_directory", "secret_kind", "write_targets",
+]  # fmt: skip
+
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+_SYSTEM_DIRS = _words(
+    "bin boot dev etc home lib lib32 lib64 libx32 media mnt opt proc root run sbin snap srv sys "
+    "usr var nix Users System Library Applications Volumes private"
+)
+
+
+# --- paths that matter ----------------------------------------------------------------------
+
+
+def _components(path: str) -> list[str]:
+    return [part for part in path.split("/") if part and part != "."]
+
+
+def _matches(component: str, pattern: str, examples: tuple[str, ...] = ()) -> bool:
+    """Literal ``component`` against a rule pattern, or a glob ``component`` that could match."""
+    if not has_glob(component):
+        return fnmatchcase(component, pattern)
+    names = [n for n in examples or (pattern,) if component[:1] == "." or n[:1] != "."]
+    return any(fnmatchcase(name, component) for name in names)
+
+
+_KEY_NAMES = ("id_rsa", "id_ed25519", "id_ecdsa", "id_dsa", "id_ecdsa_sk", "id_ed25519_sk")
+_ENV_SAFE_SUFFIXES = frozenset({"example", "sample", "template", "dist", "defaults", "schema"})
+_SECRET_TAILS = {
+    ".aws/credentials": "cloud credentials", ".netrc": "a netrc password file",
+    ".docker/config.json": "docker registry credentials", ".kube/config": "a kubeconfig",
+    ".git-credentials": "git credentials", ".pgpass": "a postgres password file",
+    ".vault-token": "a vault token", ".config/gh/hosts.yml": "the GitHub CLI token",
+    ".gnupg/private-keys-v1.d/*": "a GnuPG private key",
+}  # fmt: skip
+_SHADOW_FILES = ("shadow", "gshadow", "shadow-", "gshadow-", "master.passwd")
+_SECRET_HINT = re.compile(
+    r"id_|\.env|shadow|passwd|environ|credentials|netrc|config|pgpass|vault|hosts\.yml|"
+    r"\.gnupg|\.ssh|\.aws|\.kube|\.docker"
+)
+
+
+def might_be_secret(text: str) -> bool:
+    """Cheap pre-test: ``False`` means no path spelled ``text`` is a secret or secret directory,
+    wherever it is resolved."""
+    return has_glob(text) or bool(_SECRET_HINT.search(text)) or text in (".", "..", "~", "~/")
+
+
+@lru_cache(maxsize=4096)
+def secret_kind(path: str) -> str | None:
+    """What secret ``path`` (resolved or relative, globs allowed) names, if any."""
+    parts = _components(path) if might_be_secret(path) else []
+    if not parts:
+        return None
+    last = parts[-1]
+    in_ssh = len(parts) > 1 and _matches(parts[-2], ".ssh")
+    key = (in_ssh and _matches(last, "id_*", _KEY_NAMES)) or last in _KEY_NAMES
+    if key and not last.endswith(".pub"):
+        return "an SSH private key"
+    if _matches(last, ".env", (".env", ".env.local")) or (
+        last.startswith(".env.") and last[5:].lower() not in _ENV_SAFE_SUFFIXES
+    ):
+        return "a .env secrets file"
+    absolute = path.startswith("/")
+    if absolute and parts[:1] == ["etc"] and any(_matches(last, n) for n in _SHADOW_FILES):
+        return "the password hash database"
+    if absolute and parts[0] == "proc" and _matches(last, "environ"):
+        return "a process environment (holds secrets)"
+    for tail, label in _SECRET_TAILS.items():
+        pattern = tail.split("/")
+        if len(parts) >= len(pattern) and all(map(_matches, parts[-len(pattern) :], pattern)):
+            return label
+    return None
+
+
+_SECRET_DIRS = frozenset({".ssh", ".aws", ".gnupg", ".kube", ".docker"})
+
+
+def secret_directory(path: str, home: str) -> bool:
+    """``path`` is a home directory or a directory of secrets (for commands that copy trees)."""
+    parts = _components(path)
+    return path == home or (bool(parts) and parts[-1] in _SECRET_DIRS)
+
+
+_RC_FILES = _words(
+    ".bashrc .bash_profile .bash_login .bash_logout .profile .zshrc .zprofile .zshenv .zlogin "
+    ".zlogout .kshrc .cshrc .tcshrc .mkshrc"
+)
+_SYSTEM_PERSISTENCE = {
+    "/etc/profile": "a login script", "/etc/bash.bashrc": "a shell startup file",
+    "/etc/zsh": "a shell startup file", "/etc/environment": "the system environment",
+    "/etc/ld.so.preload": "the loader preload list", "/etc/sudoers": "the sudoers policy",
+    "/etc/passwd": "the user database", "/etc/shadow": "the password database",
+    "/etc/cron": "the cron schedule", "/etc/anacrontab": "the cron schedule",
+    "/var/spool/cron": "the cron schedule", "/etc/systemd": "systemd units",
+    "/lib/systemd": "systemd units", "/usr/lib/systemd": "systemd units",
+    "/etc/init.d": "init scripts", "/etc/rc.local": "init scripts",
+    "/Library/LaunchDaemons": "launchd jobs",
+}  # fmt: skip
+_SEQUENCES = {
+    ".git/hooks": "a git hook", ".config/systemd": "systemd user units",
+    ".config/autostart": "autostart entries", ".config/fish": "a shell startup file",
+    "Library/LaunchAgents": "launchd jobs", ".ssh": "the SSH configuration",
+}  # fmt: skip
+
+
+@lru_cache(maxsize=4096)
+def persistence_target(path: str) -> str | None:
+    """What writing to ``path`` would plant (startup files, hooks, schedules), if anything."""
+    parts = _components(path)
+    if not parts:
+        return None
+    if any(_matches(parts[-1], name) for name in _RC_FILES):
+        return "a shell startup file"
+    if parts[-2:] == [".git", "config"]:
+        return "the repository's git config"
+    if path.startswith("/"):
+        for prefix, label in _SYSTEM_PERSISTENCE.items():
+            if path == prefix or (path.startswith(prefix) and path[len(prefix)] in "/.-"):
+                return label
+    joined = "/" + "/".join(parts)
+    for sequence, label in _SEQUENCES.items():
+        if f"/{sequence}/" in joined + ("/" if "/" in sequence else ""):
+            return label
+    return None
+
+
+_DISK = re.compile(r"^/dev/(sd|hd|vd|xvd|nvme|mmcblk|r?disk|md|dm-|loop|mapper/|mem$|kmem$|port$)")
+HARMLESS_DEVICES = re.compile(r"^/dev/(null|zero|full|std(out|err|in)|tty|fd/\d+|u?random)$")
+
+
+def is_disk_device(path: str) -> bool:
+    return bool(_DISK.match(path))
+
+
+def is_network_device(text: str) -> bool:
+    return "/dev/tcp/" in text or "/dev/udp/" in text
+
+
+def destroys_system_or_home(path: str, home: str) -> bool:
+    """Whether a recursive change at ``path`` (resolved, globs allowed) hits / or a home."""
+    while posixpath.basename(path) in ("*", ".*", "*.*", "?*", "**", "[!.]*"):
+        path = posixpath.dirname(path) or "/"
+    if path in ("/", home, posixpath.dirname(home)):
+        return True
+    parts = _components(path)
+    if len(parts) == 1:
+        return has_glob(parts[0]) or parts[0] in _SYSTEM_DIRS
+    return len(parts) == 2 and parts[0] in ("usr", "home", "Users")
+
+
+# --- per-command deny rules -----------------------------------------------------------------
+
+
+def _destroys(call: Call) -> str | None:
+    """rm, mv, chmod/chown/chgrp -R: of / (or a top-level directory), a home, or the workspace."""
+    opts = parse_options(call.values, frozenset({"--reference"}))
+    if "--no-preserve-root" in opts.flags:
+        return call.deny("--no-preserve-root removes the safeguard for /")
+    removes = call.name in ("rm", "mv")
+    recursive = call.name == "mv" or not opts.flags.isdisjoint(
+        {"-R", "--recursive", "-r"} if removes else {"-R", "--recursive"}
+    )
+    targets = opts.positionals[:-1] if call.name == "mv" else opts.positionals[not removes :]
+    for target in (t for t in targets if t is not None):
+        resolved = call.paths.resolve(target)
+        globbed = removes and posixpath.basename(target) in ("*", ".*")
+        if resolved is not None and (recursive or globbed):
+            if destroys_system_or_home(resolved, call.paths.home):
+                return call.deny(f"{call.name} of {target}: destruction of the system or home")
+            workspace = call.paths.workspace
+            if removes and workspace and workspace.startswith(resolved.rstrip("/") + "/"):
+                return call.deny(f"{call.name} of {target}, a parent of the workspace")
+        if removes and recursive and resolved is None and set(_components(target)) == {".."}:
+            return call.deny(f"{call.name} of {target}, a parent of the working directory")
+    return None
+
+
+def _dd(call: Call) -> str | None:
+    for value in call.values:
+        if value is not None and value.startswith("of=") and is_disk_device(value[3:]):
+            return call.deny(f"writes the disk device {value[3:]}")
+    return None
+
+
+def _kill(call: Call) -> str | None:
+    values = list(call.values)
+    if values != ["-1"]:
+        values = values[1:] if values and (values[0] or "").startswith("-") else values
+        values = values[1:] if call.values[:1] in (("-s",), ("-n",)) else values
+    return call.deny("kill -1 signals every process") if "-1" in values else None
+
+
+def _pkill(call: Call) -> str | None:
+    opts = parse_options(call.values, frozenset({"-u", "-U", "-g", "-G", "-P", "-s", "-t"}))
+    if opts.positionals and opts.positionals[-1] in (".", ".*", ".+", "^", "$", "", "^.*$"):
+        return call.deny("a pattern that matches every process")
+    return None
+
+
+def _systemctl(call: Call) -> str | None:
+    operands = parse_options(call.values, frozenset({"-H", "-M", "-t", "-p"})).positionals
+    verb = operands[0] if operands else None
+    if verb in ("poweroff", "reboot", "halt", "kexec", "soft-reboot"):
+        return call.deny(f"systemctl {verb} stops the machine")
+    if verb in ("enable", "link", "reenable", "preset", "add-wants"):
+        return call.deny(f"systemctl {verb} installs a unit (persistence)")
+    return None
+
+
+def _netcat(call: Call) -> str | None:
+    for value in call.values:
+        if value is not None and (
+            value.split("=")[0] in ("--exec", "--sh-exec", "--lua-exec")
+            or re.fullmatch(r"-[A-Za-z0-9]*[ec][A-Za-z0-9]*", value)
+        ):
+            return call.deny("netcat executing a program (reverse shell)")
+    return None
+
+
+def _socat(call: Call) -> str | None:
+    for value in call.values:
+        if value is not None and re.search(r"(^|[,!])\s*(exec|system):", value, re.I):
+            return call.deny("socat executing a program (reverse shell)")
+    return None
+
+
+_CONTAINER_VALUE = _words(
+    "-v --volume --mount --pid --cap-add -e --env --name -p -w --workdir -u --user --network"
+)
+
+
+def _container(call: Call) -> str | None:
+    opts = parse_options(call.values, _CONTAINER_VALUE)
+    if {"run", "create", "exec"}.isdisjoint(p for p in opts.positionals[:2] if p is not None):
+        return None
+    if "--privileged" in opts.flags:
+        return call.deny("a privileged container (host root)")
+    if "host" in opts.valued.get("--pid", []):
+        return call.deny("a container in the host PID namespace")
+    if {"ALL", "SYS_ADMIN"} & {(c or "").upper() for c in opts.valued.get("--cap-add", [])}:
+        return call.deny("a container with host-root capabilities")
+    volumes = opts.valued.get("-v", []) + opts.valued.get("--volume", [])
+    sources = [(volume or "").split(":")[0] for volume in volumes]
+    for mount in opts.valued.get("--mount", []):
+        items = [item.partition("=") for item in (mount or "").split(",")]
+        sources += [value for key, _, value in items if key in ("source", "src")]
+    for source in sources:
+        resolved = call.paths.resolve(source) if source else None
+        if resolved is not None and (
+            destroys_system_or_home(resolved, call.paths.home)
+            or resolved.endswith("docker.sock")
+            or secret_directory(resolved, call.paths.home)
+            or secret_kind(resolved)
+        ):
+            return call.deny(f"mounts the host's {source} into a container")
+    return None
+
+
+_AGENTS = _words(
+    "claude claude-code codex gemini gemini-cli aider amp cursor-agent goose opencode qwen "
+    "copilot crush q"
+)
+_AGENT_UNGUARDED = _words(
+    "--yolo --yes-always --allow-all-tools --trust-all-tools --force gemini:-y aider:--yes "
+    "--permission-mode=bypasspermissions --approval-mode=yolo --sandbox=danger-full-access "
+    "-s=danger-full-access"
+)
+
+
+def _agent_unguarded(call: Call) -> str | None:
+    values = [v or "" for v in call.values]
+    named = [f"{call.name}:{v}" for v in values]
+    for form in values + [f"{a}={b}" for a, b in itertools.pairwise(values)] + named:
+        if form.startswith("--dangerously") or (
+            call.name in _AGENTS and form.lower() in _AGENT_UNGUARDED
+        ):
+            return call.deny(f"{form} launches an agent with its guards off")
+    return None
+
+
+_GIT_KEY_RUNS_CODE = re.compile(
+    r"^(core\.(hookspath|pager|sshcommand|fsmonitor|askpass|gitproxy|worktree)|diff\.external|"
+    r"pager\..+|filter\..+\.(clean|smudge|process)|diff\..+\.(textconv|command)|"
+    r"merge\..+\.driver|uploadpack\.packobjectshook|include\.path|includeif\..+\.path|"
+    r"init\.templatedir)$",
+    re.I,
+)
+
+
+def _git_key_runs_code(key: str, value: str | None) -> bool:
+    lowered = key.lower()
+    return bool(_GIT_KEY_RUNS_CODE.match(key)) or (
+        (lowered.startswith("alias.") or lowered == "credential.helper")
+        and (value or "!").startswith("!")
+    )
+
+
+def _git(call: Call) -> str | None:
+    values = call.values
+    for option, setting in itertools.pairwise(values):
+        key, eq, value = (setting or "").partition("=")
+        if option in ("-c", "--config") and eq and _git_key_runs_code(key, value):
+            return call.deny(f"git -c {key}=... makes git run a program (config injection)")
+    subcommand, rest = git_subcommand(values)
+    opts = parse_options(rest, frozenset({"-f", "--file", "--blob", "--type", "--default"}))
+    operands = opts.positionals[1:] if opts.positionals[:1] == ["set"] else opts.positionals
+    name = operands[0] if subcommand == "config" and len(operands) >= 2 else None
+    if name is not None and _git_key_runs_code(name, operands[1]):
+        return call.deny(f"git config {name} makes git run a program (persistence)")
+    return None
+
+
+_NET = re.compile(r"socket|fsockopen|/inet/(tcp|udp)|/dev/(tcp|udp)|net\.connect", re.I)
+_SPAWN = re.compile(
+    r"subprocess|pty|dup2|\bexec|spawn|popen|\bsystem\b|/bin/(ba|z|da|k)?sh\b|child_process|"
+    r"getline",
+    re.I,
+)
+_CODE_SECRET = re.compile(
+    r"\.ssh/id_|/etc/g?shadow|\.aws/credentials|/proc/[^/\s'\"]+/environ|\.netrc|"
+    r"\.docker/config\.json|\.kube/config|\.git-credentials|"
+    r"(^|[/'\"\s])\.env(\.(?!example|sample|template)\w+)?(['\"\s]|$)"
+)
+
+
+def _interpreter(call: Call) -> str | None:
+    code = " ".join(v for v in call.values if v is not None)
+    if _NET.search(code) and _SPAWN.search(code):
+        return call.deny("interpreter code opens a socket and runs a shell (reverse shell)")
+    if _CODE_SECRET.search(code):
+        return call.deny("interpreter code names a secret file")
+    return None
+
+
+def _crontab(call: Call) -> str | None:
+    if "-l" in call.values and {"-e", "-r", "-i"}.isdisjoint(call.values):
+        return None
+    return call.deny("changes the cron schedule (persistence)")
+
+
+_Rule: TypeAlias = Callable[[Call], "str | None"]
+_RULES: dict[str, _Rule] = {
+    "rm": _destroys, "mv": _destroys, "chmod": _destroys, "chown": _destroys, "chgrp": _destroys,
+    "dd": _dd, "kill": _kill, "pkill": _pkill, "killall": _pkill, "systemctl": _systemctl,
+    "crontab": _crontab, "nc": _netcat, "ncat": _netcat, "socat": _socat,
+    "docker": _container, "podman": _container, "nerdctl": _container, "git": _git,
+    "python": _interpreter, "perl": _interpreter,
+    "ruby": _interpreter, "php": _interpreter, "node": _interpreter, "lua": _interpreter,
+    "awk": _interpreter,
+}  # fmt: skip
+_FAMILIES = (
+    (re.compile(r"^(python|pypy)[0-9.]*$"), "python"), (re.compile(r"^[gmn]?awk$"), "awk"),
+    (re.compile(r"^(nodejs|deno|bun)$"), "node"), (re.compile(r"^perl[0-9.]*$"), "perl"),
+    (re.compile(r"^(mkfs(\..*)?|mke2fs|mkswap|wipefs)$"), "mkfs"),
+    (re.compile(r"^(nc|netcat)(\..*)?$"), "nc"), (re.compile(r"^telinit$"), "init"),
+    (re.compile(r"^(reboot|halt|poweroff)$"), "shutdown"),
+)  # fmt: skip
+
+
+@lru_cache(maxsize=1024)
+def family(name: str) -> str:
+    """``python3.12`` -> ``python``, ``mkfs.ext4`` -> ``mkfs``; other names unchanged."""
+    return next((canonical for pattern, canonical in _FAMILIES if pattern.match(name)), name)
+
+
+def check_call(call: Call) -> list[str]:
+    """Deny reasons for one command: its own rule, agents with guards off, network devices."""
+    name = family(call.name)
+    rule = _RULES.get(name)
+    found = [rule(call) if rule is not None else None, _agent_unguarded(call)]
+    if name == "shutdown" or (name == "init" and call.values[:1] in (("0",), ("6",))):
+        found.append(call.deny("stops or restarts the machine"))
+    if name == "mkfs":
+        found.append(call.deny("formats a disk"))
+    if call.name not in ("echo", "printf") and any(
+        v is not None and is_network_device(v) for v in call.values
+    ):
+        found.append(call.deny("opens /dev/tcp or /dev/udp (reverse shell)"))
+    return [reason for reason in found if reason]
+
+
+_TARGET_DIR = frozenset({"-t", "--target-directory", "-S", "--suffix"})
+_TARGET_VALUES = {
+    "cp": _TARGET_DIR, "mv": _TARGET_DIR, "ln": _TARGET_DIR,
+    "install": _TARGET_DIR | {"-m", "--mode", "-o", "--owner", "-g", "--group"},
+    "scp": frozenset({"-i", "-P", "-o", "-F", "-c", "-l", "-J", "-S"}),
+    "rsync": frozenset({"-e", "--rsh", "-f", "--filter", "--exclude", "--include", "-T"}),
+}  # fmt: skip
+_CHANGES = _words("touch truncate mkdir chmod chown chgrp shred rm rmdir unlink")
+
+
+def write_targets(call: Call) -> list[str | None]:
+    """Files ``call`` writes or removes (``None``: a target that expands at run time)."""
+    name, values = call.name, call.values
+    if name == "tee":
+        return parse_options(values).positionals
+    if name in _TARGET_VALUES:
+        opts = parse_options(values, _TARGET_VALUES[name])
+        targets = opts.valued.get("-t", []) + opts.valued.get("--target-directory", [])
+        return targets if targets or len(opts.positionals) < 2 else opts.positionals[-1:]
+    if name == "dd":
+        return [v[3:] for v in values if v is not None and v.startswith("of=")]
+    if name == "sed":
+        opts = parse_options(values, frozenset({"-e", "--expression", "-f", "--file", "-l"}))
+        scripted = not opts.flags.isdisjoint({"-e", "--expression", "-f", "--file"})
+        edits = not opts.flags.isdisjoint({"-i", "--in-place"})
+        return (opts.positionals if scripted else opts.positionals[1:]) if edits else []
+    if name in _CHANGES:
+        opts = parse_options(values, frozenset({"-s", "--size", "-r", "--reference", "-m"}))
+        return opts.positionals[1:] if name in ("chmod", "chown", "chgrp") else opts.positionals
+    if name in ("curl", "wget"):
+        options = ("-o", "--output") if name == "curl" else ("-O", "--output-document")
+        opts = parse_options(values, frozenset(options))
+        return [t for o in options for t in opts.valued.get(o, []) if t != "-"]
+    return []
+
+
+# --- the read-only list ---------------------------------------------------------------------
+
+
+class _ReadOnly(NamedTuple):
+    takes_value: frozenset[str]
+    operands: str
+    """``path``: every operand is a file read; ``pattern``: the first is not, unless one of
+    ``patterns`` gives the pattern; ``one-path``: at most one file; ``text``: no operand is a
+    file; ``none``: no operands at all."""
+    unsafe: frozenset[str]
+    path_values: frozenset[str]
+    patterns: frozenset[str]
+
+
+def _spec(takes: str = "", operands: str = "path", unsafe: str = "", paths: str = "",
+          patterns: str = "") -> _ReadOnly:  # fmt: skip
+    sets = [_words(text) for text in (takes, unsafe, paths, patterns)]
+    return _ReadOnly(sets[0] | sets[2], operands, sets[1], sets[2], sets[3])
+
+
+_GREP = _spec(
+    "-e --regexp -m --max-count -A -B -C -d --directories -D --devices --include --exclude "
+    "--exclude-dir --label --binary-files --group-separator",
+    operands="pattern", paths="-f --file --exclude-from", patterns="-e --regexp -f --file",
+)  # fmt: skip
+_READ_ONLY: dict[str, _ReadOnly] = {
+    "ls": _spec("-I --ignore -w --width -T --tabsize --hide --block-size --format --sort --time "
+                "--time-style --indicator-style --quoting-style"),
+    "cat": _spec(), "tac": _spec(), "nl": _spec("-b -d -f -h -i -l -n -s -v -w"),
+    "head": _spec("-n -c --lines --bytes"), "wc": _spec(paths="--files0-from"),
+    "tail": _spec("-n -c --lines --bytes -s --sleep-interval --pid --max-unchanged-stats"),
+    "less": _spec("-b -h -j -p -x -y -z -P -T -t -D", unsafe="-o -O -k --log-file --LOG-FILE"),
+    "more": _spec("-n"), "stat": _spec("-c --format --printf"),
+    "file": _spec("-F -e -P --separator --exclude --parameter", unsafe="-C --compile",
+                  paths="-m -f --magic-file --files-from"),
+    "du": _spec("-d --max-depth -B --block-size -t --threshold --exclude --time-style",
+                paths="-X --exclude-from --files0-from"),
+    "df": _spec("-B --block-size -t --type -x --exclude-type"),
+    "grep": _GREP, "egrep": _GREP, "fgrep": _GREP,
+    "rg": _spec("-e --regexp -g --glob --iglob -t --type -T --type-not --type-add --type-clear "
+                "-A -B -C -m --max-count -M --max-columns -j --threads -d --max-depth "
+                "--max-filesize -r --replace --sort --sortr --colors --encoding -E --engine "
+                "--path-separator --context-separator --pre --pre-glob",
+                operands="pattern", unsafe="--pre --pre-glob", paths="-f --file --ignore-file",
+                patterns="-e --regexp -f --file --files --type-list"),
+    "sort": _spec("-k --key -t --field-separator -S --buffer-size -T --temporary-directory "
+                  "--parallel --batch-size -o --output --compress-program",
+                  unsafe="-o --output --compress-program -T --temporary-directory",
+                  paths="--files0-from --random-source"),
+    "uniq": _spec("-f --skip-fields -s --skip-chars -w --check-chars", operands="one-path"),
+    "cut": _spec("-b --bytes -c --characters -d --delimiter -f --fields --output-delimiter"),
+    "tree": _spec("-L -P -I -o --charset -H -T --filelimit --timefmt --sort", unsafe="-o"),
+    "diff": _spec("-U --unified -C --context -I --ignore-matching-lines -x --exclude -L --label "
+                  "-F --show-function-line", paths="-X --exclude-from"),
+    "cmp": _spec("-i --ignore-initial -n --bytes"), "comm": _spec(),
+    **dict.fromkeys(_words("md5sum sha1sum sha256sum sha512sum b2sum cksum"), _spec()),
+    "date": _spec("-d --date -r --reference", operands="text", unsafe="-s --set"),
+    "hostname": _spec(operands="none"),
+    "jq": _spec("--arg --argjson --slurpfile --rawfile --indent -L", operands="pattern",
+                paths="-f --from-file", patterns="-f --from-file"),
+    **dict.fromkeys(_words(
+        "echo printf pwd whoami id uname true false : which type basename dirname seq sleep "
+        "expr test [ [[ command realpath readlink tty nproc arch groups locale dirs cd pushd "
+        "popd tr"
+    ), _spec(operands="text")),
+}  # fmt: skip
+
+
+def read_only_paths(name: str, values: Values) -> list[str | None] | None:
+    """The files a read-only command reads, or ``None`` when it is not read-only as written."""
+    if name == "git":
+        return [] if _git_read_only(values) else None
+    if name == "sed":
+        return _sed_print(values)
+    spec = _READ_ONLY.get(name)
+    if spec is None:
+        return None
+    opts = parse_options(values, spec.takes_value)
+    if not opts.flags.isdisjoint(spec.unsafe) or (
+        name in ("less", "more") and any(p and p.startswith("+") for p in opts.positionals)
+    ):
+        return None
+    files = [v for option in spec.path_values for v in opts.valued.get(option, [])]
+    operands = opts.positionals
+    if spec.operands == "text":
+        return files
+    if spec.operands == "pattern" and spec.patterns.isdisjoint(opts.flags):
+        operands = operands[1:]
+    if (spec.operands, bool(operands)) == ("none", True) or (
+        spec.operands == "one-path" and len(operands) > 1
+    ):
+        return None
+    return files + [p for p in operands if p != "-"]
+
+
+_SED_ADDRESS = r"(?:\d+(?:~\d+)?|\$|/(?:[^/\\\n]|\\.)*/I?)"
+_SED_RANGE = rf"{_SED_ADDRESS}\s*(?:,\s*(?:{_SED_ADDRESS}|[+~]\d+))?\s*!?"
+_SED_COMMAND = rf"\s*(?:{_SED_RANGE})?\s*(?:p|=|[qQ]\d*)\s*"
+_SED_PRINT = re.compile(rf"^{_SED_COMMAND}(?:[;\n]{_SED_COMMAND})*;?\s*$")
+_SED_SAFE = _words(
+    "-n --quiet --silent -e --expression -E -r --regexp-extended -s --separate -u --unbuffered "
+    "-z --null-data --posix"
+)
+
+
+def _sed_print(values: Values) -> list[str | None] | None:
+    """``sed -n`` with print-only scripts (``5p``, ``1,20p``, ``/re/p``): the files it reads."""
+    opts = parse_options(values, frozenset({"-e", "--expression"}))
+    if not opts.flags <= _SED_SAFE or opts.flags.isdisjoint({"-n", "--quiet", "--silent"}):
+        return None
+    scripts = opts.valued.get("-e", []) + opts.valued.get("--expression", [])
+    files = opts.positionals
+    if not scripts:
+        scripts, files = files[:1], files[1:]
+    if not scripts or any(s is None or not _SED_PRINT.match(s) for s in scripts):
+        return None
+    return files
+
+
+_GIT_READ = _words(
+    "status log diff show rev-parse ls-files blame grep describe shortlog ls-tree cat-file "
+    "rev-list show-ref for-each-ref name-rev merge-base count-objects version whatchanged "
+    "annotate show-branch"
+)
+_GIT_UNSAFE = frozenset({"--output", "--ext-diff", "--open-files-in-pager", "-O", "--no-index"})
+_GIT_WRITES = _words(
+    "-d -D -m -M -c -C -f --delete --move --copy --force -u --set-upstream-to --unset-upstream "
+    "--edit-description --track -t --no-track --create-reflog -s -e -F --annotate --sign "
+    "--message --file --edit"
+)
+
+
+def _git_read_only(values: Values) -> bool:
+    for value in values:
+        if value is None or not value.startswith("-"):
+            break
+        if value in ("-c", "-p", "--paginate") or value.startswith(("--exec-path", "--config")):
+            return False
+    subcommand, rest = git_subcommand(values)
+    if subcommand is None:
+        return list(values) == ["--version"]
+    if None in rest or any((r or "").split("=")[0] in _GIT_UNSAFE for r in rest):
+        return False
+    if subcommand in _GIT_READ:
+        return True
+    opts = parse_options(rest, frozenset({"--contains", "--merged", "--no-merged",
+                                          "--points-at", "--sort", "--format"}))  # fmt: skip
+    writes = _GIT_WRITES | {"-a"} if subcommand == "tag" else _GIT_WRITES
+    if subcommand in ("branch", "tag") and opts.flags.isdisjoint(writes):
+        return not opts.positionals or not opts.flags.isdisjoint({"-l", "--list"})
+    if subcommand == "remote":
+        return list(rest) in ([], ["-v"], ["--verbose"])
+    return subcommand in ("stash", "reflog") and rest[:1] in ((), ("list",), ("show",))
