@@ -124,6 +124,19 @@ async def test_output_is_capped_at_50_kib_with_notice(backend: str, tmp_path: Pa
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
+async def test_output_is_capped_at_2000_lines_with_notice(backend: str, tmp_path: Path):
+    names = [f"{n:04d}.txt" for n in range(2500)]
+    tool = make_tool(backend, tmp_path, names)
+    text = await find(tool, pattern="*.txt", limit=5000)
+    shown, notice = text.split("\n\n")
+    assert shown.splitlines() == names[:2000]
+    assert notice == (
+        "[Output capped at 2000 lines: showing 2000 of 2500 paths. "
+        "Refine pattern or search a subdirectory to see the rest]"
+    )
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
 async def test_nothing_found(backend: str, tmp_path: Path):
     tool = make_tool(backend, tmp_path, TREE)
     assert await find(tool, pattern="*.rs") == "No files found matching pattern"

@@ -97,7 +97,8 @@ def _find_result(outcome: FindOutcome, limit: int) -> AgentToolResult:
             content=[TextContent("No files found matching pattern")],
             details={"count": 0, "result_limit_reached": None},
         )
-    truncation = truncate_head("\n".join(outcome.paths))
+    # Past DEFAULT_MAX_LINES + 1 paths the cut is the same whatever follows: join no more.
+    truncation = truncate_head("\n".join(outcome.paths[: DEFAULT_MAX_LINES + 1]))
     notices: list[str] = []
     if outcome.limit_reached:
         notices.append(
@@ -111,7 +112,7 @@ def _find_result(outcome: FindOutcome, limit: int) -> AgentToolResult:
         )
         notices.append(
             f"[Output capped at {cap}: showing {truncation.output_lines} of "
-            f"{truncation.total_lines} paths. Refine pattern or search a subdirectory "
+            f"{len(outcome.paths)} paths. Refine pattern or search a subdirectory "
             "to see the rest]"
         )
     text = truncation.content
