@@ -17,7 +17,7 @@ from tether.ai import AbortController, TextContent, ToolResultMessage, UserMessa
 from tether.ai.faux import FauxModel, faux_message, faux_text, faux_tool_call
 from tether.tools._definition import ToolContext, ToolDefinition, wrap_tool_definition
 from tether.tools.find import create_find_tool
-from tether.tools.operations import LocalOperations, MemoryOperations
+from tether.tools.operations import LocalOperations, MemoryOperations, _ripgrep
 
 BACKENDS = ["local", "memory"]
 
@@ -106,6 +106,29 @@ async def test_limit_keeps_the_first_sorted_paths_and_says_how_to_get_more(
         "d.txt",
         "e.txt",
     ]
+
+
+@pytest.mark.parametrize("slack", [3, 1_000_000])
+async def test_limit_keeps_the_first_sorted_paths_of_a_large_listing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, slack: int
+):
+    # rg lists files in no particular order; the listing holds at most limit + slack paths.
+    monkeypatch.setattr(_ripgrep, "_FIND_PRUNE_SLACK", slack)
+    names = [f"d{n % 7}/f{(n * 37) % 100:03d}.txt" for n in range(100)]
+    tool = make_tool("local", tmp_path, names)
+    text = await find(tool, pattern="*.txt", limit=5)
+    shown, notice = text.split("\n\n")
+    assert shown.splitlines() == sorted(names)[:5]
+    assert notice == "[5 results limit reached. Use limit=10 for more, or refine pattern]"
+
+
+async def test_names_that_are_not_utf8_are_listed_lossily(tmp_path: Path):
+    directory = os.fsencode(tmp_path) + b"/d\xff"
+    os.mkdir(directory)
+    with open(directory + b"/f\xfe.txt", "wb"):
+        pass
+    tool = make_tool("local", tmp_path, ["a.txt"])
+    assert (await find(tool, pattern="*.txt")).splitlines() == ["a.txt", "d\ufffd/f\ufffd.txt"]
 
 
 @pytest.mark.parametrize("backend", BACKENDS)

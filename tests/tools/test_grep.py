@@ -21,7 +21,7 @@ from tether.ai import AbortController, AbortSignal, TextContent, ToolResultMessa
 from tether.ai.faux import FauxModel, faux_message, faux_text, faux_tool_call
 from tether.tools._definition import ToolContext, ToolDefinition, wrap_tool_definition
 from tether.tools.grep import create_grep_tool
-from tether.tools.operations import LocalOperations, MemoryOperations
+from tether.tools.operations import GrepLine, GrepQuery, LocalOperations, MemoryOperations
 from tether.tools.operations._ripgrep import locate_ripgrep
 
 BACKENDS = ["local", "memory"]
@@ -267,6 +267,67 @@ async def test_crlf_and_invalid_utf8_lines_are_shown_cleanly(tmp_path: Path):
     assert await grep(tool, pattern="alpha") == "w.txt:1: caf\ufffd alpha"
 
 
+async def test_binary_files_are_skipped_in_a_tree_but_searched_when_named(tmp_path: Path):
+    tool = make_tool("local", tmp_path, {"data.bin": b"alpha\0beta\nalpha 2\n", "t.txt": "alpha\n"})
+    assert await grep(tool, pattern="alpha") == "t.txt:1: alpha"
+    named = await grep(tool, pattern="alpha", path="data.bin")
+    assert named.splitlines() == ["data.bin:1: alpha\0beta", "data.bin:2: alpha 2"]
+
+
+async def test_rgs_note_on_a_binary_file_is_not_taken_for_a_line(tmp_path: Path):
+    # Past rg's first buffer a NUL stops the search after matches were printed; rg then adds a
+    # warning line of its own to the output.
+    text = "".join(f"alpha {n}\n" for n in range(60_000)).encode() + b"\0alpha late\n"
+    tool = make_tool("local", tmp_path, {"big.bin": text})
+    result = await tool.execute(
+        "call",
+        {"pattern": "alpha", "limit": 100_000},
+        AbortController().signal,
+        None,
+        ToolContext("/"),
+    )
+    count = result.details["match_count"]
+    assert 0 < count < 60_000
+    block = result.content[0]
+    assert isinstance(block, TextContent)
+    assert "WARNING" not in block.text
+    assert block.text.splitlines()[0] == "big.bin:1: alpha 0"
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+async def test_lines_looking_like_rg_output_are_shown_as_they_are(backend: str, tmp_path: Path):
+    content = "12-34: x\n--\n7:8 hit\n-1-\n\n"
+    tool = make_tool(backend, tmp_path, {"odd.txt": content})
+    text = await grep(tool, pattern="hit", context=2)
+    assert text.splitlines() == [
+        "odd.txt-1- 12-34: x",
+        "odd.txt-2- --",
+        "odd.txt:3: 7:8 hit",
+        "odd.txt-4- -1-",
+        "odd.txt-5- ",
+    ]
+
+
+async def test_a_line_longer_than_rgs_output_reads_is_whole(tmp_path: Path):
+    long_line = "needle " + "x" * 3_000_000
+    tool = make_tool("local", tmp_path, {"a.txt": f"{long_line}\nneedle 2\n", "b.txt": "needle\n"})
+    text = await grep(tool, pattern="needle")
+    assert text.splitlines()[:3] == [
+        "a.txt:1: " + long_line[:500] + "... [truncated]",
+        "a.txt:2: needle 2",
+        "b.txt:1: needle",
+    ]
+
+
+async def test_paths_and_lines_that_are_not_utf8_are_shown_lossily(tmp_path: Path):
+    directory = os.fsencode(tmp_path) + b"/d\xff"
+    os.mkdir(directory)
+    with open(directory + b"/f\xfe.txt", "wb") as handle:
+        handle.write(b"alpha \xff\n")
+    tool = make_tool("local", tmp_path, {})
+    assert await grep(tool, pattern="alpha") == "d\ufffd/f\ufffd.txt:1: alpha \ufffd"
+
+
 @pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize(
     ("extra", "one_more_line", "shown"), [(0, False, 0), (0, True, 0), (1, False, -1)]
@@ -296,6 +357,27 @@ async def test_output_right_at_50_kib_is_not_capped_beyond_it_is(
         head, notice = text.split("\n\n")
         assert len(head.splitlines()) == kept
         assert notice.startswith(f"[Output capped at 50.0KB: showing {kept} of {len(texts)} lines.")
+
+
+async def test_outcome_lines_read_like_a_list(tmp_path: Path):
+    files = {"b.txt": "hit 1\nmiss\nhit 2\n", "a.txt": "hit 3\n"}
+    make_tool("local", tmp_path, files)
+    query = GrepQuery("hit", str(tmp_path), context=1)
+    outcome = await LocalOperations().grep(query)
+    expected = [
+        GrepLine("a.txt", 1, "hit 3", True),
+        GrepLine("b.txt", 1, "hit 1", True),
+        GrepLine("b.txt", 2, "miss", False),
+        GrepLine("b.txt", 3, "hit 2", True),
+    ]
+    assert list(outcome.lines) == expected
+    assert len(outcome.lines) == 4
+    assert [outcome.lines[i] for i in range(-4, 4)] == expected + expected
+    assert outcome.lines[1:3] == expected[1:3]
+    assert outcome.lines[::-2] == expected[::-2]
+    with pytest.raises(IndexError):
+        outcome.lines[4]
+    assert outcome.match_count == 3
 
 
 async def test_default_path_is_the_tools_cwd(tmp_path: Path):

