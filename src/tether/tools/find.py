@@ -12,6 +12,7 @@ from typing import Any
 from tether.agent import AgentToolResult, ToolError, UpdateCallback
 from tether.ai import AbortError, AbortSignal, TextContent
 
+from ._builtin_governance import govern_builtin
 from ._definition import ToolContext, ToolDefinition
 from ._paths import resolve_path
 from ._truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, format_size, truncate_head
@@ -78,7 +79,7 @@ def create_find_tool(cwd: str, *, operations: FindOperations | None = None) -> T
             raise ToolError(f"find for {pattern!r} was aborted.") from None
         return _find_result(outcome, limit)
 
-    return ToolDefinition(
+    definition = ToolDefinition(
         name="find",
         label="find",
         description=_DESCRIPTION,
@@ -89,6 +90,7 @@ def create_find_tool(cwd: str, *, operations: FindOperations | None = None) -> T
             "Use find to locate files by name instead of running find or ls -R through bash.",
         ],
     )
+    return govern_builtin(definition, cwd)
 
 
 def _find_result(outcome: FindOutcome, limit: int) -> AgentToolResult:

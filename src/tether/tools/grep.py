@@ -15,6 +15,7 @@ from typing import Any
 from tether.agent import AgentToolResult, ToolError, UpdateCallback
 from tether.ai import AbortError, AbortSignal, TextContent
 
+from ._builtin_governance import govern_builtin
 from ._definition import ToolContext, ToolDefinition
 from ._paths import resolve_path
 from ._truncate import (
@@ -117,7 +118,7 @@ def create_grep_tool(cwd: str, *, operations: GrepOperations | None = None) -> T
             raise ToolError(f"grep for {pattern!r} was aborted.") from None
         return _grep_result(outcome, limit)
 
-    return ToolDefinition(
+    definition = ToolDefinition(
         name="grep",
         label="grep",
         description=_DESCRIPTION,
@@ -129,6 +130,7 @@ def create_grep_tool(cwd: str, *, operations: GrepOperations | None = None) -> T
             "Narrow broad searches with path and glob before raising limit.",
         ],
     )
+    return govern_builtin(definition, cwd)
 
 
 def _invalid_query_message(query: GrepQuery, reason: str) -> str:
