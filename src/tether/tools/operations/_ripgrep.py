@@ -5,13 +5,14 @@ hidden files included, binary files skipped — and it is fast, so the tools get
 rather than reimplementing them. The binary comes from the PyPI ``ripgrep`` package, which puts
 ``rg`` beside the interpreter; ``rg`` on ``PATH`` is the fallback. Nothing is downloaded.
 
-Every run is an asyncio subprocess without a shell. Output is read as a stream, so a search stops
-(and ``rg`` is killed) as soon as the limit is known to be exceeded; an abort or a cancellation
-kills ``rg`` too, before the call returns.
+Every run is a subprocess without a shell, started, read and reaped by a thread of its own while
+the event loop waits. Output is read as a stream, so a search stops (and ``rg`` is killed) as soon
+as the limit is known to be exceeded; an abort or a cancellation kills ``rg`` too, before the call
+returns.
 
 Speed is rg's, within a few milliseconds: rg's plain output (not ``--json``) is read in large
-blocks by a thread and split with ``str`` methods, a grep line becomes a :class:`GrepLine` only
-when it is read, and a listing is sorted here rather than by rg (``--sort`` walks on one thread).
+blocks and split with ``str`` methods, a grep line becomes a :class:`GrepLine` only when it is
+read, and a listing is sorted here rather than by rg (``--sort`` walks on one thread).
 """
 
 from __future__ import annotations
@@ -27,8 +28,10 @@ import os
 import select
 import shutil
 import stat as stat_module
+import subprocess
 import sys
 import sysconfig
+import tempfile
 import threading
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -361,41 +364,116 @@ def _raise_if_refused(exit_code: int | None, run: _RipgrepRun, *, produced_outpu
         raise RuntimeError(f"rg failed with exit code {exit_code}: {run.error_message()}")
 
 
-class _OutputReader:
-    """rg's stdout, fed to ``on_block`` by a thread of its own in blocks of whole records (each
-    ending with ``terminator``) until ``on_block`` returns ``False`` or the output ends.
+class _RipgrepRun:
+    """One ``rg``, started, read and reaped by a thread of its own; the event loop only waits.
 
-    rg writes once per file, often a few hundred bytes. Waking for each write (an event loop
-    iteration, or even a thread's blocking read) costs more CPU than parsing the output, CPU that
-    rg, searching on every core, would otherwise have; so after a small read the thread waits a
-    moment, or until rg has closed its end, to let writes gather in the pipe. The thread starts
-    before rg does, when it is not yet competing with rg's threads for a core.
+    stdout goes to ``on_block`` in blocks of whole records (each ending with ``terminator``)
+    until ``on_block`` returns ``False`` (then rg is killed) or the output ends; stderr goes to a
+    temporary file, of which the start is kept. Why a thread rather than an asyncio subprocess:
+    rg writes once per file, often a few hundred bytes, and waking up for each write costs more
+    CPU than parsing the output, CPU that rg, searching on every core, would otherwise have; so
+    after a small read the thread waits a moment, or until rg closes its end, to let writes
+    gather in the pipe. And an asyncio subprocess starts a watcher thread (and connects its pipes)
+    while rg already competes for the cores, which took milliseconds; this thread starts first.
     """
 
-    def __init__(self, terminator: bytes, on_block: Callable[[bytes], bool]) -> None:
-        read_end, self.write_end = os.pipe()
-        if sys.platform == "linux":  # room for rg to write on while its output gathers
-            with contextlib.suppress(OSError):
-                fcntl.fcntl(self.write_end, fcntl.F_SETPIPE_SZ, _PIPE_SIZE)
-        self._done: concurrent.futures.Future[bool] = concurrent.futures.Future()
-        self._done.set_running_or_notify_cancel()  # runs to the end, even for a cancelled call
+    def __init__(
+        self,
+        args: list[str],
+        workdir: str,
+        signal: AbortSignal | None,
+        *,
+        terminator: bytes,
+        on_block: Callable[[bytes], bool],
+    ) -> None:
+        self.signal = signal
+        self._command = [locate_ripgrep(), *args]
+        self._workdir = workdir
         self._terminator = terminator
         self._on_block = on_block
-        threading.Thread(target=self._run, args=(read_end,), name="rg-stdout", daemon=True).start()
+        self._lock = threading.Lock()  # between kill() and the start of rg
+        self._process: subprocess.Popen[bytes] | None = None
+        self._killed = False
+        self._stderr = b""
+        self._exit_code: int | None = None
+        self._done: concurrent.futures.Future[bool] = concurrent.futures.Future()
+        self._done.set_running_or_notify_cancel()  # runs to the end, even for a cancelled call
+        threading.Thread(target=self._run, name="rg", daemon=True).start()
 
-    async def stopped_early(self) -> bool:
-        """Wait for the end of the output; ``True`` if ``on_block`` stopped the reading."""
-        return await asyncio.wrap_future(self._done)
+    async def finish(self) -> int | None:
+        """Wait for rg to end; its exit code, or ``None`` if it was killed for stopping early.
 
-    def _run(self, read_end: int) -> None:
+        Raises :class:`~tether.ai.AbortError` when the signal fired during the run.
+        """
+        stopped_early = await asyncio.wrap_future(self._done)
+        if self.signal is not None:
+            self.signal.throw_if_aborted()
+        return None if stopped_early else self._exit_code
+
+    def kill(self) -> None:
+        """Kill rg (at once, or as it would start); safe from any thread."""
+        with self._lock:
+            self._killed = True
+            if self._process is not None:
+                with contextlib.suppress(ProcessLookupError):
+                    self._process.kill()
+
+    async def close(self) -> None:
+        """Kill rg if it still runs; return once it is reaped."""
+        self.kill()
+        await asyncio.wait([asyncio.wrap_future(self._done)])
+
+    def error_message(self) -> str:
+        lines = [line.removeprefix("rg: ") for line in self._stderr_lines()]
+        return "\n".join(lines) or f"rg exited with code {self._exit_code}"
+
+    def only_file_errors(self) -> bool:
+        """Whether every error rg reported concerns one file or directory (an OS error)."""
+        lines = self._stderr_lines()
+        return bool(lines) and all("(os error" in line for line in lines)
+
+    def _stderr_lines(self) -> list[str]:
+        return self._stderr.decode("utf-8", errors="replace").strip().splitlines()
+
+    def _run(self) -> None:
         try:
-            self._done.set_result(not self._feed(read_end))
+            self._done.set_result(self._run_rg())
         except BaseException as error:  # raised again in the awaiting task
             self._done.set_exception(error)
+
+    def _run_rg(self) -> bool:
+        """Run rg to its end; whether the output was cut short (rg then killed)."""
+        read_end, write_end = os.pipe()
+        try:
+            if sys.platform == "linux":  # room for rg to write on while its output gathers
+                with contextlib.suppress(OSError):
+                    fcntl.fcntl(write_end, fcntl.F_SETPIPE_SZ, _PIPE_SIZE)
+            with tempfile.TemporaryFile() as stderr:
+                try:
+                    with self._lock:
+                        if self._killed:
+                            return True
+                        self._process = process = subprocess.Popen(
+                            self._command,
+                            cwd=self._workdir,
+                            stdin=subprocess.DEVNULL,
+                            stdout=write_end,
+                            stderr=stderr,
+                        )
+                finally:
+                    os.close(write_end)  # rg holds it now: the output ends when rg exits
+                complete = self._feed(read_end)
+                if not complete:
+                    self.kill()
+                self._exit_code = process.wait()
+                stderr.seek(0)
+                self._stderr = stderr.read(_STDERR_KEEP)
         finally:
             os.close(read_end)
+        return not complete
 
     def _feed(self, read_end: int) -> bool:
+        """Hand rg's output to ``on_block``; ``False`` if ``on_block`` stopped it."""
         terminator, on_block = self._terminator, self._on_block
         hangup = select.poll()
         hangup.register(read_end, 0)  # no events asked for: poll reports only the writer's end
@@ -413,67 +491,6 @@ class _OutputReader:
         return not any(pending) or on_block(b"".join([*pending, terminator]))
 
 
-class _RipgrepRun:
-    """One running ``rg``: its output read by an :class:`_OutputReader`, its stderr kept
-    (bounded), its exit code."""
-
-    def __init__(
-        self, process: asyncio.subprocess.Process, output: _OutputReader, signal: AbortSignal | None
-    ) -> None:
-        self.process = process
-        self.signal = signal
-        self._output = output
-        self._stderr = bytearray()
-        self._stderr_task = asyncio.ensure_future(self._drain_stderr())
-
-    async def _drain_stderr(self) -> None:
-        # Drained concurrently: a full stderr pipe would block rg forever.
-        assert self.process.stderr is not None
-        while chunk := await self.process.stderr.read(_READ_CHUNK):
-            room = _STDERR_KEEP - len(self._stderr)
-            if room > 0:
-                self._stderr += chunk[:room]
-
-    async def finish(self) -> int | None:
-        """Wait for the output and for rg (killed if the output was not read to the end).
-
-        Returns rg's exit code, ``None`` if it was killed. Raises
-        :class:`~tether.ai.AbortError` when the signal fired during the run.
-        """
-        stopped_early = await self._output.stopped_early()
-        if stopped_early:
-            self.kill()
-        exit_code = await self.process.wait()
-        await self._stderr_task
-        if self.signal is not None:
-            self.signal.throw_if_aborted()
-        return None if stopped_early else exit_code
-
-    def kill(self) -> None:
-        if self.process.returncode is None:
-            with contextlib.suppress(ProcessLookupError):
-                self.process.kill()
-
-    async def close(self) -> None:
-        """Kill rg if it still runs and reap it; stop reading its stderr."""
-        if self.process.returncode is None:
-            self.kill()
-            await self.process.wait()
-        self._stderr_task.cancel()
-
-    def error_message(self) -> str:
-        lines = [line.removeprefix("rg: ") for line in self._stderr_lines()]
-        return "\n".join(lines) or f"rg exited with code {self.process.returncode}"
-
-    def only_file_errors(self) -> bool:
-        """Whether every error rg reported concerns one file or directory (an OS error)."""
-        lines = self._stderr_lines()
-        return bool(lines) and all("(os error" in line for line in lines)
-
-    def _stderr_lines(self) -> list[str]:
-        return self._stderr.decode("utf-8", errors="replace").strip().splitlines()
-
-
 @contextlib.asynccontextmanager
 async def _running_ripgrep(
     args: list[str],
@@ -484,22 +501,10 @@ async def _running_ripgrep(
     on_block: Callable[[bytes], bool],
 ) -> AsyncIterator[_RipgrepRun]:
     """Start ``rg``, its output going to ``on_block``; whatever happens inside (early exit,
-    abort, cancellation) it is dead after."""
+    abort, cancellation) it is dead and reaped after."""
     if signal is not None:
         signal.throw_if_aborted()
-    output = _OutputReader(terminator, on_block)
-    try:
-        process = await asyncio.create_subprocess_exec(
-            locate_ripgrep(),
-            *args,
-            cwd=workdir,
-            stdin=asyncio.subprocess.DEVNULL,
-            stdout=output.write_end,
-            stderr=asyncio.subprocess.PIPE,
-        )
-    finally:
-        os.close(output.write_end)  # rg holds it now; the reader sees the end when rg exits
-    run = _RipgrepRun(process, output, signal)
+    run = _RipgrepRun(args, workdir, signal, terminator=terminator, on_block=on_block)
     remove_listener: Callable[[], None] | None = None
     if signal is not None:
         remove_listener = signal.add_listener(lambda _reason: run.kill())
