@@ -64,7 +64,17 @@ EDIT_COUNT = 100
 # rg as the task describes it, and as tether's RipgrepOperations actually runs it.
 RG_GREP = ["--json", "--hidden", "--no-require-git", "-e", GREP_PATTERN]
 RG_GREP_TETHER = [
-    "--json",
+    "--null",
+    "--line-number",
+    "--with-filename",
+    "--no-heading",
+    "--color",
+    "never",
+    "--field-match-separator",
+    ":",
+    "--field-context-separator",
+    "-",
+    "--no-context-separator",
     "--no-config",
     "--hidden",
     "--no-require-git",
@@ -82,8 +92,6 @@ RG_FIND_TETHER = [
     "--no-config",
     "--hidden",
     "--no-require-git",
-    "--sort",
-    "path",
     "--type-add",
     "tether:*.py",
     "--type",
@@ -240,7 +248,7 @@ def child_rg(tree: str, argv: list[str], kind: str) -> dict[str, Any]:
         raise RuntimeError(f"rg exited with {completed.returncode}")
     out = completed.stdout
     if kind == "grep":
-        count = out.count(b'{"type":"match"')
+        count = out.count(b'{"type":"match"') if "--json" in argv else out.count(b"\n")
     else:
         count = out.count(b"\0") if "--null" in argv else out.count(b"\n")
     return {"wall": wall, "rss": _peak_rss_mb(), "count": count, "bytes": len(out), **used}
