@@ -122,6 +122,15 @@ async def test_limit_keeps_the_first_sorted_paths_of_a_large_listing(
     assert notice == "[5 results limit reached. Use limit=10 for more, or refine pattern]"
 
 
+async def test_a_name_with_a_newline_is_one_path(tmp_path: Path):
+    tool = make_tool("local", tmp_path, ["new\nline.txt", "z.txt"])
+    result = await tool.execute(
+        "call", {"pattern": "*.txt"}, AbortController().signal, None, ToolContext("/")
+    )
+    assert result.details["count"] == 2
+    assert await find(tool, pattern="*.txt") == "new\nline.txt\nz.txt"
+
+
 async def test_names_that_are_not_utf8_are_listed_lossily(tmp_path: Path):
     directory = os.fsencode(tmp_path) + b"/d\xff"
     os.mkdir(directory)

@@ -319,6 +319,18 @@ async def test_a_line_longer_than_rgs_output_reads_is_whole(tmp_path: Path):
     ]
 
 
+async def test_a_path_with_a_newline_is_one_path(tmp_path: Path):
+    tool = make_tool("local", tmp_path, {"new\nline.txt": "alpha\nbeta\n", "z.txt": "alpha\n"})
+    text = await grep(tool, pattern="alpha|beta", context=1)
+    assert text.splitlines() == [
+        "new",
+        "line.txt:1: alpha",
+        "new",
+        "line.txt:2: beta",
+        "z.txt:1: alpha",
+    ]
+
+
 async def test_paths_and_lines_that_are_not_utf8_are_shown_lossily(tmp_path: Path):
     directory = os.fsencode(tmp_path) + b"/d\xff"
     os.mkdir(directory)

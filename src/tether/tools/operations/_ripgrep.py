@@ -86,7 +86,7 @@ _GREP_OUTPUT_ARGS = (
     # One line per record: PATH NUL NUMBER ':' TEXT for a match, PATH NUL NUMBER '-' TEXT for a
     # context line, no '--' between groups. A line number is all digits, so the first byte after
     # it tells the kinds apart whatever the text holds. rg's notes on binary files (``PATH:
-    # WARNING: ...``) are the only lines without a NUL.
+    # WARNING: ...``) have no NUL, nor has the part before a newline in a path.
     "--null",
     "--line-number",
     "--with-filename",
@@ -221,17 +221,22 @@ class _MatchCollector:
     """The current file's lines; ``None`` while its path is filtered out."""
     _last_match: int | None = None
     """Line number of the current file's last kept match."""
+    _path_start: str | None = None
+    """The part before a newline of a path that holds one (the record goes on after it)."""
 
     def add_block(self, block: bytes) -> bool:
         """Add whole lines of rg's output; ``False`` once the limit is known to be exceeded."""
         self.received_output = True
-        text = block.decode("utf-8", errors="replace").replace("\r\n", "\n")
-        records = text.split("\n")
+        records = block.decode("utf-8", errors="replace").split("\n")
         records.pop()  # the empty string after the block's final newline
-        for record in records:
+        for line in records:
+            record = line if self._path_start is None else f"{self._path_start}\n{line}"
             printed_path, has_path, rest = record.partition("\0")
+            self._path_start = None
             if not has_path:
-                continue  # rg's note on a binary file, not a line of it
+                if not _is_binary_note(record):
+                    self._path_start = record
+                continue
             if printed_path != self._printed_path:
                 self._start_file(printed_path)
             if self._records is None:
@@ -275,7 +280,13 @@ class _MatchCollector:
 def _parse_record(record: str) -> tuple[int, bool, str]:
     """Line number, whether it is a match, and text of ``NUMBER:TEXT`` or ``NUMBER-TEXT``."""
     text = record.lstrip(_LINE_NUMBER_DIGITS)
-    return int(record[: len(record) - len(text)]), text.startswith(":"), text[1:]
+    return int(record[: len(record) - len(text)]), text.startswith(":"), text[1:].removesuffix("\r")
+
+
+def _is_binary_note(line: str) -> bool:
+    """rg's ``PATH: WARNING: stopped searching binary file after match (found "\\0" byte
+    around offset N)``, or its ``PATH: binary file matches (...)``."""
+    return '(found "\\0" byte around offset' in line
 
 
 class _RipgrepLines(Sequence[GrepLine]):
