@@ -1,18 +1,13 @@
 """Bash scripts as data: every simple command a script would run, found with tree-sitter-bash.
 
-:func:`parse_options` splits a command's argument values the way getopt would, :class:`Paths`
-resolves literal path words, and :func:`render` gives a script's canonical text.
-
-The shell policy never matches substrings of a command line; it classifies the commands this
-module extracts. :class:`ShellParser` walks the whole syntax tree — lists, pipelines, subshells,
-``if``/``while``/``for``/``case`` bodies, function bodies, command and process substitutions,
-heredoc bodies, assignment values — and returns a flat :class:`Script` in execution order
-(substitutions before the command that uses them).
-
-Each word keeps its source text and, when the shell would not expand anything at run time, its
-literal value with quotes, backslashes and ``$'...'`` escapes resolved (``r''m`` and ``\\rm`` are
-both ``rm``). ``$HOME`` and ``${HOME}`` count as the literal ``~`` so that home-directory targets
-stay visible; every other expansion makes the word non-literal (``value is None``).
+:class:`ShellParser` walks the whole syntax tree — lists, pipelines, subshells, compound and
+function bodies, command and process substitutions, heredocs, assignment values — and returns a
+flat :class:`Script` in execution order (substitutions before the command that uses them). Each
+word keeps its source text and, when nothing in it expands at run time, its literal value with
+quotes, backslashes and ``$'...'`` escapes resolved (``r''m`` and ``\\rm`` are both ``rm``);
+``$HOME``/``${HOME}`` count as the literal ``~`` so home-directory targets stay visible.
+:func:`parse_options` splits argument values as getopt would, :class:`Paths` resolves literal
+paths and :func:`render` gives a script's canonical text.
 """
 
 from __future__ import annotations
@@ -28,14 +23,14 @@ from tree_sitter import Language, Node, Parser
 
 __all__ = [
     "Assignment", "Call", "Command", "Options", "Paths", "Redirect", "Script", "ShellParser",
-    "Values", "Word", "collapse", "git_subcommand", "has_glob", "parse_options", "render",
+    "Values", "Word", "collapse", "decode_escapes", "git_subcommand", "has_glob", "parse_options",
+    "render",
 ]  # fmt: skip
 
 _LANGUAGE = Language(tree_sitter_bash.language())
 _REDIRECTS = frozenset({"file_redirect", "heredoc_redirect", "herestring_redirect"})
 _SUBSTITUTIONS = frozenset({"command_substitution", "process_substitution"})
 _HOME_EXPANSIONS = frozenset({"$HOME", "${HOME}"})
-_HEREDOC_PARTS = frozenset({"<<", "<<-", "heredoc_start", "heredoc_body", "heredoc_end"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,6 +90,18 @@ class _Context(NamedTuple):
     functions: tuple[str, ...] = ()
     background: bool = False
     redirects: tuple[Redirect, ...] = ()
+    args: tuple[Word, ...] = ()
+    """Arguments written after a heredoc marker (``cat <<EOF file``): the command's own."""
+
+
+@dataclass(slots=True)
+class _Extras:
+    """What a command's redirections carry besides themselves."""
+
+    redirects: list[Redirect] = field(default_factory=list)
+    continuations: list[Node] = field(default_factory=list)
+    """Statements tree-sitter nests in a heredoc redirect (``cat <<EOF | sh``, ``<<EOF && x``)."""
+    arguments: list[Word] = field(default_factory=list)
 
 
 class ShellParser:
@@ -104,12 +111,21 @@ class ShellParser:
         self._parser = Parser(_LANGUAGE)
 
     def parse(self, text: str) -> Script:
-        tree = self._parser.parse(text.encode("utf-8", "surrogatepass"))
-        walk = _Walk()
+        source = text.encode("utf-8", "surrogatepass")
+        # tree-sitter-bash's scanner passes non-ASCII lookahead to ctype functions (undefined
+        # behaviour; `{` + U+E0000 segfaults), so it parses an ASCII twin of the script: each
+        # byte >= 0x80 becomes a letter, as word-like to the lexer as the character is to bash.
+        # Offsets are unchanged, so every word's text is still read from the original.
+        tree = self._parser.parse(source if source.isascii() else source.translate(_ASCII_TWIN))
+        walk = _Walk(source)
         walk.visit(tree.root_node, _Context())
         return Script(
             tuple(walk.commands), walk.error or tree.root_node.has_error, tuple(walk.fork_bombs)
         )
+
+
+_LETTERS = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+_ASCII_TWIN = bytes(range(128)) + bytes(_LETTERS[byte % 52] for byte in range(128, 256))
 
 
 def _body_type(node: Node) -> str | None:
@@ -117,16 +133,16 @@ def _body_type(node: Node) -> str | None:
     return body.type if body is not None else None
 
 
-def _text(node: Node) -> str:
-    return (node.text or b"").decode("utf-8", "replace")
-
-
 class _Walk:
-    def __init__(self) -> None:
+    def __init__(self, source: bytes) -> None:
+        self._source = source
         self.commands: list[Command] = []
         self.error = False
         self.fork_bombs: list[str] = []
         self._pipelines = 0
+
+    def _text(self, node: Node) -> str:
+        return self._source[node.start_byte : node.end_byte].decode("utf-8", "replace")
 
     def _new_pipeline(self) -> int:
         self._pipelines += 1
@@ -167,7 +183,7 @@ class _Walk:
 
     def _children(self, node: Node, ctx: _Context) -> None:
         children = node.children
-        if b"&" not in (node.text or b""):
+        if b"&" not in self._source[node.start_byte : node.end_byte]:
             for child in children:
                 self.visit(child, ctx)
             return
@@ -191,33 +207,37 @@ class _Walk:
                 stage = self._pipeline(child, ctx, pipeline, stage, last)
             elif child.type == "redirected_statement" and _body_type(child) == "pipeline":
                 # tree-sitter reads `a | b 2>&1 | c` as `(a | b) 2>&1 | c`: one pipeline.
-                redirects: list[Redirect] = []
-                continuations: list[Node] = []
-                for part in child.children:
-                    if part.type in _REDIRECTS:
-                        redirects.append(self._redirect(part, ctx, redirects, continuations))
+                extras = self._redirects(child, ctx)
                 body = child.child_by_field_name("body")
                 assert body is not None
-                stage = self._pipeline(body, ctx, pipeline, stage, (*redirects, *last))
-                for continuation in continuations:
+                inner = ctx._replace(args=(*ctx.args, *extras.arguments))
+                stage = self._pipeline(body, inner, pipeline, stage, (*extras.redirects, *last))
+                for continuation in extras.continuations:
                     self.visit(continuation, ctx)
             else:
                 inherited = (*ctx.redirects, *last) if last else ctx.redirects
                 self.visit(child, _Context(pipeline, stage, ctx.nested, ctx.functions,
-                                           ctx.background, inherited))  # fmt: skip
+                                           ctx.background, inherited, ctx.args))  # fmt: skip
         return stage
 
-    def _redirected(self, node: Node, ctx: _Context) -> None:
-        redirects: list[Redirect] = []
-        continuations: list[Node] = []
+    def _redirects(self, node: Node, ctx: _Context) -> _Extras:
+        extras = _Extras()
         for child in node.children:
             if child.type in _REDIRECTS:
-                redirects.append(self._redirect(child, ctx, redirects, continuations))
-        inherited = ctx._replace(redirects=(*ctx.redirects, *redirects))
+                extras.redirects.append(self._redirect(child, ctx, extras))
+        return extras
+
+    def _redirected(self, node: Node, ctx: _Context) -> None:
+        extras = self._redirects(node, ctx)
+        redirects, continuations = extras.redirects, extras.continuations
+        inherited = ctx._replace(
+            redirects=(*ctx.redirects, *redirects), args=(*ctx.args, *extras.arguments)
+        )
         body = node.child_by_field_name("body")
         piped = next((c for c in continuations if c.type == "pipeline"), None)
         if body is not None and body.type == "pipeline" and piped is None:
-            self._pipeline(body, ctx, self._new_pipeline(), 0, tuple(redirects))
+            inner = ctx._replace(args=inherited.args)
+            self._pipeline(body, inner, self._new_pipeline(), 0, tuple(redirects))
         elif piped is not None:
             pipeline = self._new_pipeline()
             if body is not None:
@@ -231,11 +251,9 @@ class _Walk:
             if continuation is not piped:
                 self.visit(continuation, ctx)
 
-    def _redirect(
-        self, node: Node, ctx: _Context, extra: list[Redirect], continuations: list[Node]
-    ) -> Redirect:
+    def _redirect(self, node: Node, ctx: _Context, extras: _Extras) -> Redirect:
         if node.type == "heredoc_redirect":
-            return self._heredoc(node, ctx, extra, continuations)
+            return self._heredoc(node, ctx, extras)
         operator = ""
         target: Word | None = None
         for child in node.children:
@@ -252,36 +270,42 @@ class _Walk:
                 self.word(child, ctx)
         return Redirect(operator, target)
 
-    def _heredoc(
-        self, node: Node, ctx: _Context, extra: list[Redirect], continuations: list[Node]
-    ) -> Redirect:
-        operator = "<<"
-        quoted = False
-        body = Word("", "")
-        for child in node.children:
+    def _heredoc(self, node: Node, ctx: _Context, extras: _Extras) -> Redirect:
+        """The heredoc, its body taken from the source: from the line after the marker to the
+        delimiter line. (tree-sitter-bash sometimes reads a body line as arguments of the
+        redirect, as with ``sh <<'EOF'`` followed by ``\\rm -rf /``.)"""
+        operator, quoted, literal, newline, body_to = "<<", False, True, -1, node.end_byte
+        start = len(self.commands)
+        inner = ctx._replace(nested=True, pipeline=-1, args=())
+        for index, child in enumerate(node.children):
             kind = child.type
             if kind in ("<<", "<<-"):
                 operator = kind
             elif kind == "heredoc_start":
-                quoted = any(mark in _text(child) for mark in "'\"\\")
+                quoted = any(mark in self._text(child) for mark in "'\"\\")
+                found = self._source.find(b"\n", child.end_byte)
+                newline = found if found >= 0 else node.end_byte
+            elif kind == "heredoc_end":
+                body_to = child.start_byte
             elif kind == "heredoc_body":
-                raw = _text(child)
-                if quoted:
-                    body = Word(raw, raw)
-                else:
-                    start = len(self.commands)
-                    literal = all(c.type == "heredoc_content" for c in child.children)
-                    self._children(child, ctx._replace(nested=True, pipeline=-1))
-                    body = Word(raw, raw if literal else None, tuple(self.commands[start:]))
+                literal = literal and all(c.type == "heredoc_content" for c in child.children)
+                self._children(child, inner)
             elif kind in _REDIRECTS:
-                extra.append(self._redirect(child, ctx, extra, continuations))
-            elif kind not in _HEREDOC_PARTS and child.is_named:
-                continuations.append(child)
-        return Redirect(operator, None, body)
+                extras.redirects.append(self._redirect(child, ctx, extras))
+            elif node.field_name_for_child(index) == "argument" and child.start_byte < newline:
+                extras.arguments.append(self.word(child, ctx))
+            elif node.field_name_for_child(index) == "argument":
+                literal = False
+                self.word(child, inner)
+            elif child.is_named:
+                extras.continuations.append(child)
+        raw = self._source[newline + 1 : body_to].decode("utf-8", "replace") if newline >= 0 else ""
+        value = raw if quoted or literal else None
+        return Redirect(operator, None, Word(raw, value, tuple(self.commands[start:])))
 
     def _function(self, node: Node, ctx: _Context) -> None:
         name_node = node.child_by_field_name("name")
-        name = _text(name_node) if name_node is not None else ""
+        name = self._text(name_node) if name_node is not None else ""
         inner = _Context(functions=(*ctx.functions, name), nested=ctx.nested)
         for child in node.children:
             if child is not name_node:
@@ -295,7 +319,7 @@ class _Walk:
                 assignment = self._assignment(child, ctx)
                 value = assignment.value.value
                 literal = None if value is None else f"{assignment.name}={value}"
-                args.append(Word(_text(child), literal, assignment.value.substitutions))
+                args.append(Word(self._text(child), literal, assignment.value.substitutions))
             else:
                 args.append(self.word(child, ctx))
         self._emit(Word(keyword.type, keyword.type), tuple(args), (), ctx)
@@ -304,14 +328,13 @@ class _Walk:
         name_node = node.child_by_field_name("name")
         value_node = node.child_by_field_name("value")
         value = self.word(value_node, ctx) if value_node is not None else Word("", "")
-        return Assignment(_text(name_node) if name_node is not None else "", value)
+        return Assignment(self._text(name_node) if name_node is not None else "", value)
 
     def _command(self, node: Node, ctx: _Context) -> None:
         name: Word | None = None
         args: list[Word] = []
         assignments: list[Assignment] = []
-        redirects = list(ctx.redirects)
-        continuations: list[Node] = []
+        extras = _Extras(list(ctx.redirects))
         for child in node.children:
             kind = child.type
             if kind == "variable_assignment":
@@ -319,9 +342,11 @@ class _Walk:
             elif kind == "command_name":
                 name = self.word(child.children[0] if child.child_count == 1 else child, ctx)
             elif kind in _REDIRECTS:
-                redirects.append(self._redirect(child, ctx, redirects, continuations))
+                extras.redirects.append(self._redirect(child, ctx, extras))
             elif kind != "comment":
                 args.append(self.word(child, ctx))
+        args += extras.arguments + list(ctx.args)
+        redirects, continuations = extras.redirects, extras.continuations
         if (
             name is not None
             and name.value in ctx.functions
@@ -346,30 +371,31 @@ class _Walk:
         self.commands.insert(len(self.commands) if at is None else at, command)
 
     def word(self, node: Node, ctx: _Context) -> Word:
-        raw = _text(node)
+        raw = self._text(node)
         if node.type == "word":
-            return Word(raw, _unescape_word(raw))
+            unescaped = _unescape_word(raw)
+            self.error = self.error or "\n" in unescaped  # no bash word holds a bare newline
+            return Word(raw, unescaped)
         start = len(self.commands)
-        value = self._literal(node, ctx)
-        return Word(raw, value, tuple(self.commands[start:]))
+        return Word(raw, self._literal(node, ctx), tuple(self.commands[start:]))
 
     def _literal(self, node: Node, ctx: _Context) -> str | None:
         """The value of ``node`` when it is fixed text; visits substitutions either way."""
         kind = node.type
         if kind == "word":
-            return _unescape_word(_text(node))
+            return _unescape_word(self._text(node))
         if kind == "raw_string":
-            return _text(node)[1:-1]
+            return self._text(node)[1:-1]
         if kind == "number":
-            return _text(node)
+            return self._text(node)
         if kind == "ansi_c_string":
-            return _decode_ansi_c(_text(node)[2:-1])
+            return decode_escapes(self._text(node)[2:-1])
         if kind in _SUBSTITUTIONS:
             self.visit(node, ctx)
             return None
         if kind in ("simple_expansion", "expansion"):
             self._children(node, ctx._replace(nested=True, pipeline=-1))
-            return "~" if _text(node) in _HOME_EXPANSIONS else None
+            return "~" if self._text(node) in _HOME_EXPANSIONS else None
         if kind in ("string", "translated_string"):
             parts = [self._string_part(child, ctx) for child in node.children]
             return None if None in parts else "".join(p for p in parts if p is not None)
@@ -386,7 +412,7 @@ class _Walk:
         if kind in ('"', "$"):
             return ""
         if kind == "string_content":
-            return _unescape_double_quoted(_text(node))
+            return _unescape_double_quoted(self._text(node))
         return self._literal(node, ctx)
 
 
@@ -413,7 +439,9 @@ def _unescape_double_quoted(text: str) -> str:
     return _DQ_ESCAPE.sub(lambda m: "" if m.group(1) == "\n" else m.group(1), text)
 
 
-def _decode_ansi_c(text: str) -> str:
+def decode_escapes(text: str) -> str:
+    """Resolve backslash escapes as ``$'...'`` (and ``printf``, ``echo -e``) do."""
+
     def escape(match: re.Match[str]) -> str:
         code = match.group(1)
         head = code[0]

@@ -1,20 +1,15 @@
 """Shell policy: ``allow``, ``approve`` or ``deny`` for a bash script, decided from its syntax tree.
 
-The script is parsed once with tree-sitter-bash (:mod:`._shell_parse`) and every command it would
-run is classified — in lists, pipelines, subshells, substitutions, heredocs, function and loop
-bodies. Wrappers are unwrapped (``sudo``, ``env``, ``timeout``, ``nice``, ``nohup``, ``xargs``,
-``find -exec``, ``bash -c``, ``eval`` ...) and the command they run is classified in their place.
-What one command means lives in :mod:`._shell_rules`; this module adds what only the whole script
-shows: pipelines (download or decode piped to a shell, a shell wired to the network), the working
-directory after ``cd``, literal variables, redirections and the path policy.
+The script is parsed once (:mod:`._shell_parse`) and every command it would run is classified:
+wrappers (``sudo``, ``env``, ``timeout``, ``xargs``, ``find -exec``, ``bash -c``, ``eval`` ...) are
+unwrapped, and what one command means comes from :mod:`._shell_rules`. This module adds what only
+the whole script shows: pipelines (download or decode piped to a shell, a shell wired to the
+network), the directory after ``cd``, literal variables, redirections and the path policy.
 
-- ``allow`` only when every command is on the read-only list with safe flags, every file it reads
-  is allowed by the path policy, and nothing is written except to ``/dev/null``-like devices.
-- ``deny`` for the rules of SECURITY.md §4: destruction of the system or home, disk writes, fork
-  bombs, download or decode piped to a shell, reverse shells, secrets, persistence, host-root
-  containers, agents with their guards off, killing every process, shutdown.
-- ``approve`` for everything else, including whatever does not parse cleanly and every command
-  whose name is not a literal word (never allowed; denied when a reading of it is destructive).
+``allow`` only when every command is read-only with safe flags and every visible file access is
+allowed; ``deny`` for the rules of SECURITY.md §4; ``approve`` for everything else, including
+text that does not parse cleanly and command names that are not literal words (those are denied
+when a reading of them is destructive).
 """
 
 from __future__ import annotations
@@ -24,6 +19,7 @@ import itertools
 import os
 import posixpath
 import re
+import shlex
 from typing import TYPE_CHECKING, NamedTuple
 
 from . import _shell_rules as rules
@@ -34,6 +30,7 @@ from ._shell_parse import (
     ShellParser,
     Word,
     collapse,
+    decode_escapes,
     git_subcommand,
     parse_options,
     render,
@@ -52,13 +49,14 @@ _SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "ash", "mksh", "fish"})
 _INTERPRETERS = frozenset({"python", "perl", "ruby", "php", "node", "lua"})
 _NETWORK = frozenset({"nc", "ncat", "telnet", "socat", "openssl", "cryptcat"})
 _DOWNLOADERS = frozenset({"curl", "wget", "fetch", "aria2c", "http", "https", "xh", "lwp-request"})
-_DECOMPRESSORS = frozenset({"uudecode", "gunzip", "zcat", "bzcat", "xzcat", "unxz", "bunzip2",
-                            "zstdcat", "unzstd", "rev"})  # fmt: skip
+# Commands whose arguments may name a secret without reading it (listing, using a key).
 _NOT_READING = frozenset({"ls", "stat", "test", "[", "[[", "echo", "printf", "chmod", "chown",
                           "chgrp", "ssh", "ssh-add", "ssh-keygen", "rm", "which", "type", "file",
                           "du", "realpath", "readlink", "basename", "dirname", "find"})  # fmt: skip
-"""Commands whose arguments may name a secret without reading it (listing, using a key)."""
-_DECODERS = frozenset({"base64", "basenc", "b64", "xxd", "openssl", "gzip", "bzip2", "xz", "zstd"})
+_DELETERS = frozenset({"rm", "shred", "unlink", "rmdir", "mv"})
+_SEARCHERS = frozenset({"grep", "egrep", "fgrep", "rg"})
+_SECRET_VARIABLE = re.compile(r"\$\{?\w*(KEY|TOKEN|SECRET|PASSW|CREDENTIAL)", re.I)
+_DECLARATIONS = frozenset({"export", "declare", "typeset", "local", "readonly", "alias"})
 _COPIERS = frozenset({"cp", "scp", "rsync", "tar", "zip", "7z", "7za", "rclone", "sftp"})
 _SAFE_ENV = re.compile(r"^(LC_\w+|LANG|LANGUAGE|TZ|NO_COLOR|FORCE_COLOR|CLICOLOR|COLUMNS|TERM)$")
 _SENSITIVE_ENV = re.compile(
@@ -66,50 +64,41 @@ _SENSITIVE_ENV = re.compile(
     r"GLOBIGNORE|HOME|GIT_\w+|PAGER|MANPAGER|LESS\w*|EDITOR|VISUAL|PYTHON\w+|PERL5\w+|RUBYOPT|"
     r"NODE_OPTIONS)$"
 )
-_NONE: frozenset[str] = frozenset()
-# Options that take a value before the wrapped command, and whether VAR=value words may follow.
-_WRAPPERS: dict[str, tuple[frozenset[str], bool]] = {
-    "sudo": (frozenset({"-u", "-g", "-h", "-p", "-C", "-D", "-r", "-t", "-U", "-T", "-R", "--user",
-                        "--group", "--host", "--prompt", "--chdir", "--role", "--type",
-                        "--other-user", "--close-from", "--command-timeout"}), True),
-    "doas": (frozenset({"-u", "-C"}), False),
-    "env": (frozenset({"-u", "--unset", "-C", "--chdir"}), True),
-    "timeout": (frozenset({"-s", "--signal", "-k", "--kill-after"}), False),
-    "nice": (frozenset({"-n", "--adjustment"}), False),
-    "ionice": (frozenset({"-c", "--class", "-n", "--classdata", "-t"}), False),
-    "stdbuf": (frozenset({"-i", "-o", "-e", "--input", "--output", "--error"}), False),
-    "xargs": (frozenset({"-a", "--arg-file", "-d", "--delimiter", "-E", "-I", "-L", "--max-lines",
-                         "-n", "--max-args", "-P", "--max-procs", "-s", "--max-chars",
-                         "--process-slot-var"}), False),
-    "exec": (frozenset({"-a"}), False), "npx": (frozenset({"-p", "--package"}), False),
+# The options of each wrapper that take a value ("=": VAR=value words may follow them).
+_WRAPPERS = {
+    "sudo": "= -u -g -h -p -C -D -r -t -U -T -R --user --group --host --prompt --chdir --role "
+    "--type --other-user --close-from --command-timeout", "doas": "-u -C",
+    "env": "= -u --unset -C --chdir", "timeout": "-s --signal -k --kill-after",
+    "nice": "-n --adjustment", "ionice": "-c --class -n --classdata -t", "exec": "-a",
+    "stdbuf": "-i -o -e --input --output --error", "npx": "-p --package",
+    "xargs": "-a --arg-file -d --delimiter -E -I -L --max-lines -n --max-args -P --max-procs -s "
+    "--max-chars --process-slot-var",
     **dict.fromkeys(("nohup", "command", "builtin", "time", "setsid", "coproc", "busybox", "bunx",
-                     "pnpx", "uvx"), (_NONE, False)),
+                     "pnpx", "uvx"), ""),
 }  # fmt: skip
 _RAISES = {
-    "sudo": "runs as another user", "doas": "runs as another user",
-    "xargs": "runs a command on arguments read from its input", "exec": "replaces the shell",
-    "coproc": "starts a background coprocess",
+    "sudo": "runs as another user", "doas": "runs as another user", "exec": "replaces the shell",
+    "xargs": "runs a command on arguments read from its input", "coproc": "starts a coprocess",
     **dict.fromkeys(("npx", "bunx", "pnpx", "uvx"), "downloads and runs a package"),
 }  # fmt: skip
 
 
 class _Effect(NamedTuple):
-    """A command as a pipeline stage sees it."""
+    """A command as a pipeline stage: ``role`` is ``program-stdin`` (a shell or interpreter
+    reading code from its input), ``shell``, ``network``, ``download``, ``decode``, ``text``
+    (prints the literal ``text``) or ``other``."""
 
     call: Call
     role: str
-    """``program-stdin`` (a shell or interpreter reading code from its input), ``shell``,
-    ``network``, ``download``, ``decode``, ``text`` (prints literal text) or ``other``."""
     text: str = ""
 
 
 class ShellPolicy:
     """Classifies bash scripts; one tree-sitter parser per policy (not thread-safe).
 
-    With a ``path_policy``, the files that commands visibly read and write (operands of read-only
-    commands, redirections, copy/move/tee/dd targets ...) are checked with it, relative paths
-    resolving against its workspace. Without one, any write other than to ``/dev/null``-like
-    devices needs approval.
+    With a ``path_policy``, files that commands visibly read and write are checked with it,
+    relative paths resolving against its workspace; without one, any write other than to
+    ``/dev/null``-like devices needs approval.
     """
 
     def __init__(self, path_policy: PathPolicy | None = None) -> None:
@@ -132,8 +121,7 @@ class ShellPolicy:
 
 def _display(name: str, words: tuple[Word, ...]) -> str:
     """The command as a person should see it in a reason: its name, its arguments as written."""
-    text = " ".join([name, *(w.raw for w in words)])
-    text = collapse(text) if "\n" in text or "\t" in text or "  " in text else text
+    text = collapse(" ".join([name, *(w.raw for w in words)]))
     return text if len(text) <= 80 else text[:77] + "..."
 
 
@@ -202,6 +190,8 @@ class _Run:
                 self._approve(f"{name}=...: changes how later commands run")
             elif cmd.name is None:
                 self.verdicts.append(Verdict.allow(f"{name}=...: sets a shell variable"))
+            if value is not None and _SENSITIVE_ENV.match(name):
+                self._evidence([value], depth, f"{name}=...: a command some program may run")
             if cmd.name is None and value is not None:
                 self._variables[name] = value
         self._redirects(cmd)
@@ -220,13 +210,16 @@ class _Run:
     def _unknown(self, name: Word, args: tuple[Word, ...], depth: int) -> None:
         why = f"{_display(collapse(name.raw), args)}: the command name is not a literal word"
         self._approve(f"{why}; what runs is decided at run time")
+        self._fetched(Call("", (), why, self.paths), (name,))
         rest = " ".join(word.raw for word in args)
         readings = [f"rm {rest}", f"sh {rest}", rest]
         if "IFS" in name.raw:
             readings.append(re.sub(r"\$\{IFS\}|\$IFS\b", " ", f"{name.raw} {rest}"))
         variable = re.fullmatch(r"\$\{?(\w+)\}?", name.raw)
         if variable and variable.group(1) in self._variables:
-            readings.append(f"{self._variables[variable.group(1)]} {rest}")
+            value = self._variables[variable.group(1)]
+            separators = self._variables.get("IFS", "")
+            readings.append(f"{value.translate({ord(c): ' ' for c in separators})} {rest}")
         self._evidence(readings, depth, why)
 
     def _call(self, name: str, words: tuple[Word, ...], cmd: Command, depth: int) -> list[_Effect]:
@@ -245,6 +238,11 @@ class _Run:
             else:
                 name, words = posixpath.basename(inner[0].value), inner[1:]
         call = Call(name, tuple(w.value for w in words), _display(name, words), self.paths)
+        if any(_SECRET_VARIABLE.search(w.raw) for w in words):
+            self._approve(f"{call.display}: uses a variable that looks like a secret")
+        for variable, _, value in (v.partition("=") for v in call.values if v and "=" in v):
+            if name == "alias" or (name in _DECLARATIONS and _SENSITIVE_ENV.match(variable)):
+                self._evidence([value], depth, f"{call.display}: defines a command")
         if name in _SHELLS:
             return [self._shell(call, words, cmd, depth)]
         if name == "eval":
@@ -269,17 +267,21 @@ class _Run:
         """The command a wrapper runs (``()``: xargs' default ``echo``); ``None``: it runs none."""
         if name == "env":
             words = _split_string(words)
-        takes_value, assignments = _WRAPPERS[name]
+        takes_value = _WRAPPERS[name].split()
         values = [w.value for w in words]
         index = 0
         while index < len(values) and _is_option(values[index]):
             index += 1
             if values[index - 1] == "--":
                 break
-            if name == "command" and values[index - 1] in ("-v", "-V"):
+            option = values[index - 1] or ""
+            if name == "command" and option in ("-v", "-V"):
                 return None
-            index += values[index - 1] in takes_value
-        while assignments and index < len(values) and re.match(r"\w+=", values[index] or ""):
+            if option[:2] == {"env": "-C", "sudo": "-D"}.get(name) or option[:7] == "--chdir":
+                attached = option.partition("=")[2] if option[1] == "-" else option[2:]
+                self._cd(attached or (values[index] if index < len(values) else None))
+            index += option in takes_value
+        while "=" in takes_value and index < len(values) and re.match(r"\w+=", values[index] or ""):
             index += 1
         index += name == "timeout"
         if name == "coproc" and "{" in values[index : index + 2]:
@@ -289,7 +291,7 @@ class _Run:
         return words[index:] if index < len(words) else None
 
     def _xargs(self, words: tuple[Word, ...], start: int, cmd: Command) -> tuple[Word, ...]:
-        """The command xargs runs, with the literal input it would read from a previous stage."""
+        """The command xargs runs, with the literal input it reads appended (``-I`` or not)."""
         options = [w.value for w in words[:start]]
         for option, value in itertools.pairwise(options):
             if option in ("-a", "--arg-file"):
@@ -298,12 +300,8 @@ class _Run:
         supplied: tuple[Word, ...] = ()
         if cmd.pipeline >= 0 and previous and all(e.role == "text" for e in previous):
             supplied = tuple(Word(item, item) for e in previous for item in e.text.split())
-        replace = dict(itertools.pairwise(options)).get("-I")
-        if replace is None or not supplied:
-            return words[start:] + supplied
-        joined = " ".join(w.raw for w in supplied)
-        return tuple(Word(w.raw, w.value.replace(replace, joined)) if w.value else w
-                     for w in words[start:])  # fmt: skip
+        fed = " ".join(w.value for w in _fed(cmd) if w.value is not None)
+        return words[start:] + supplied + tuple(Word(item, item) for item in fed.split())
 
     # --- shells, find ------------------------------------------------------------------------
 
@@ -326,32 +324,38 @@ class _Run:
         if "c" in letters:
             if rest:
                 self._script_word(call, rest[0], depth)
+            if len(rest) > 1 and rest[0].value is not None:
+                self._positional(rest[0].value, [w.value or "" for w in rest[1:]], depth, call)
             return _Effect(call, "shell")
         if rest and "s" not in letters and rest[0].value not in ("-", "/dev/stdin"):
             self._fetched(call, rest[:1])
             self._approve(f"{call.display}: runs the script {rest[0].raw}")
             return _Effect(call, "shell")
-        texts = self._stdin_texts(cmd)
-        for text in texts:
-            self._nested(text, depth, call.display)
-        if texts:
+        inputs = [r.target for r in cmd.redirects if r.target and r.operator == "<"]
+        self._fetched(call, tuple(inputs))
+        fed = _fed(cmd)
+        for word in fed:
+            if word.value is None:
+                display = f"{call.display} {collapse(word.raw)[:40]}"
+                self._approve(f"{display}: a script that expands at run time")
+                self._fetched(call, (word,))
+            self._nested(word.value if word.value is not None else word.raw, depth, call.display)
+        if fed:
             return _Effect(call, "shell")
         self._approve(f"{call.display}: runs a program read from its input")
         return _Effect(call, "program-stdin")
 
-    def _stdin_texts(self, cmd: Command) -> list[str]:
-        """Heredoc and here-string text fed to ``cmd``, as literally as it can be known."""
-        texts: list[str] = []
-        for redirect in cmd.redirects:
-            word = redirect.body if redirect.body is not None else redirect.target
-            if word is None or (redirect.body is None and redirect.operator != "<<<"):
-                continue
-            if word.value is None:
-                display = f"{redirect.operator} {collapse(word.raw)[:40]}"
-                self._approve(f"{display}: expands at run time")
-                self._fetched(Call("", (), display, self.paths), (word,))
-            texts.append(word.value if word.value is not None else word.raw)
-        return texts
+    def _positional(self, script: str, args: list[str], depth: int, call: Call) -> None:
+        """``sh -c 'rm -rf "$1"' _ /``: read the script with its arguments in place."""
+
+        def argument(match: re.Match[str]) -> str:
+            index = match.group(1)
+            if index.isdigit():
+                return shlex.quote(args[int(index)]) if int(index) < len(args) else "''"
+            return " ".join(shlex.quote(arg) for arg in args[1:])
+
+        text = re.sub(r"\"?\$\{?([0-9@*])\}?\"?", argument, script)
+        self._evidence([text], depth, f"{call.display}: with its arguments in place")
 
     def _script_word(self, call: Call, word: Word, depth: int) -> None:
         if word.value is not None:
@@ -366,7 +370,7 @@ class _Run:
             name = posixpath.basename((command.name.value or "") if command.name else "")
             if name in _DOWNLOADERS:
                 self._deny(f"{call.display}: runs code downloaded by {name}")
-            elif _decodes(name, tuple(w.value for w in command.args)):
+            elif rules.decodes(name, tuple(w.value for w in command.args)):
                 self._deny(f"{call.display}: runs data decoded by {name}")
 
     def _find(self, call: Call, words: tuple[Word, ...], cmd: Command, depth: int) -> None:
@@ -381,7 +385,8 @@ class _Run:
         while index < len(values):
             value = values[index]
             index += 1
-            if value in ("-exec", "-execdir", "-ok", "-okdir"):
+            executes = value in ("-exec", "-execdir", "-ok", "-okdir")
+            if executes:
                 ends = [i for i in range(index, len(values)) if values[i] in (";", "+")]
                 end = ends[0] if ends else len(values)
                 self._approve(f"{call.display}: find -exec runs a command for each file")
@@ -389,14 +394,14 @@ class _Run:
                     fill = root or "{}"
                     filled = [Word(w.raw, w.value and w.value.replace("{}", fill)) for w in words]
                     self._call("command", tuple(filled[index:end]), cmd, depth)
-                index, acted = end + 1, True
-            elif value == "-delete":
-                acted = True
+            if value == "-delete" or (executes and values[index] in _DELETERS):
                 self._approve(f"{call.display}: find -delete deletes files")
                 for root in roots:
                     resolved = self.paths.resolve(root) if root is not None else None
                     if resolved and rules.destroys_system_or_home(resolved, self.paths.home):
                         self._deny(f"{call.display}: deletes everything under {root}")
+            if executes or value == "-delete":
+                index, acted = end + 1 if executes else index, True
             elif value in ("-fprint", "-fprint0", "-fprintf", "-fls") and index < len(values):
                 self._path(call.display, values[index], "write")
                 index, acted = index + 1, True
@@ -412,7 +417,7 @@ class _Run:
     def _classify(self, call: Call, cmd: Command) -> _Effect:
         checked = call
         if rules.family(call.name) in _INTERPRETERS or rules.family(call.name) == "awk":
-            stdin = tuple(self._stdin_texts(cmd))
+            stdin = tuple(w.value if w.value is not None else w.raw for w in _fed(cmd))
             checked = Call(call.name, call.values + stdin, call.display, call.paths)
         for reason in rules.check_call(checked):
             self._deny(reason)
@@ -424,15 +429,15 @@ class _Run:
             self._secrets(call, {t for t in targets if t is not None})
         if call.name in ("cd", "pushd", "popd"):
             operands = [v for v in call.values if v is None or not v.startswith("-") or v == "-"]
-            target = operands[0] if operands else "~"
-            unknown = call.name == "popd" or target in (None, "-")
-            cwd = None if unknown or target is None else self.paths.resolve(target)
-            self.paths = Paths(self.paths.home, cwd, self.paths.workspace)
+            self._cd(None if call.name == "popd" else operands[0] if operands else "~")
         if reads is None:
             self._approve(f"{call.display}: not on the read-only list")
         else:
             for path in reads:
-                self._path(call.display, path, "read")
+                self._path(call.display, path, "list" if call.name in _NOT_READING else "read")
+                best = self.paths.best(path) if path and call.name in _SEARCHERS else ""
+                if best and rules.secret_directory(best, self.paths.home):
+                    self._deny(f"{call.display}: searches {path}, which holds secrets")
             self.verdicts.append(Verdict.allow(f"{call.display}: read-only"))
         return self._effect(call, cmd)
 
@@ -442,12 +447,20 @@ class _Run:
             opts = parse_options(values, frozenset({"-W", "-X", "-Q", "-I", "-M", "-r"}))
             code = not opts.flags.isdisjoint({"-c", "-m", "-e", "-E", "-r", "--eval", "-p"})
             script = [p for p in opts.positionals if p != "-"]
-            role = "other" if code or script or self._stdin_texts(cmd) else "program-stdin"
+            role = "other" if code or script or _fed(cmd) else "program-stdin"
             return _Effect(call, role)
         if name in ("echo", "printf") and None not in values:
             return _Effect(call, "text", _printed(name, values))
-        role = "download" if name in _DOWNLOADERS else "decode" if _decodes(name, values) else ""
+        fed = _fed(cmd)
+        if name == "cat" and not values and fed and all(w.value is not None for w in fed):
+            return _Effect(call, "text", "\n".join(w.value or "" for w in fed))
+        decodes = rules.decodes(name, values)
+        role = "download" if name in _DOWNLOADERS else "decode" if decodes else ""
         return _Effect(call, role or ("network" if name in _NETWORK else "other"))
+
+    def _cd(self, target: str | None) -> None:
+        cwd = self.paths.resolve(target) if target not in (None, "-") else None
+        self.paths = Paths(self.paths.home, cwd, self.paths.workspace)
 
     def _secrets(self, call: Call, targets: set[str]) -> None:
         """Deny arguments (or their ``x=``/``x:``/``@`` parts) that name a secret being read."""
@@ -502,8 +515,10 @@ class _Run:
             elif kind is not None:
                 self._deny(f"{display}: writes {kind} ({value}) (persistence)")
             self._approve(f"{display}: changes {value}")
-        elif rules.might_be_secret(value) and (kind := rules.secret_kind(best)) is not None:
-            self._deny(f"{display}: reads {kind} ({value})")
+        elif access == "read" and rules.might_be_secret(value):
+            kind = rules.secret_kind(best)
+            if kind is not None:
+                self._deny(f"{display}: reads {kind} ({value})")
         if self._path_policy is None:
             return
         resolved = self.paths.resolve(value)
@@ -517,6 +532,8 @@ class _Run:
                 self._approve(f"{display}: {value} matches too many files to check")
         for path in matches[:_MAX_GLOB_MATCHES]:
             verdict = self._path_policy.check(path, "write" if access == "write" else "read")
+            if access == "list" and verdict.decision == "deny":  # naming a secret is not reading it
+                verdict = Verdict.approve(*verdict.reasons)
             reasons = tuple(f"{display}: {reason}" for reason in verdict.reasons)
             self.verdicts.append(Verdict(verdict.decision, reasons))
 
@@ -531,21 +548,25 @@ class _Run:
             network = next((e for e in flat if e.role == "network"), None)
             shell = next((e for e in flat if e.role in ("shell", "program-stdin")), None)
             if network is not None and shell is not None:
-                self._deny(f"{network.call.display} | {shell.call.display}: a shell wired to the "
-                           "network (reverse shell)")  # fmt: skip
-            for position, stage in enumerate(stages):
-                for effect in (e for e in stage if e.role == "program-stdin"):
-                    self._piped_program(effect, stages[:position], depth)
+                pair = f"{network.call.display} | {shell.call.display}"
+                self._deny(f"{pair}: a shell wired to the network (reverse shell)")
+            for position, effect in ((p, e) for p, st in enumerate(stages) for e in st):
+                if effect.role != "program-stdin":
+                    continue
+                for source in (e for stage in stages[:position] for e in stage):
+                    pair = f"{source.call.display} | {effect.call.display}"
+                    if source.role in ("download", "decode"):
+                        self._deny(f"{pair}: {source.role}ed data piped to a shell")
+                previous = stages[position - 1] if position else []
+                if previous and all(e.role == "text" for e in previous):
+                    text = "\n".join(e.text for e in previous)
+                    self._nested(text, depth, effect.call.display)
 
-    def _piped_program(self, effect: _Effect, earlier: list[list[_Effect]], depth: int) -> None:
-        display = effect.call.display
-        for source in (e for stage in earlier for e in stage):
-            if source.role == "download":
-                self._deny(f"{source.call.display} | {display}: download piped to a shell")
-            elif source.role == "decode":
-                self._deny(f"{source.call.display} | {display}: decoded data piped to a shell")
-        if earlier and earlier[-1] and all(e.role == "text" for e in earlier[-1]):
-            self._nested("\n".join(e.text for e in earlier[-1]), depth, display)
+
+def _fed(cmd: Command) -> list[Word]:
+    """Heredoc and here-string text fed to ``cmd`` on its standard input."""
+    fed = [r.body or (r.target if r.operator == "<<<" else None) for r in cmd.redirects]
+    return [word for word in fed if word is not None]
 
 
 def _is_option(value: str | None) -> bool:
@@ -553,39 +574,27 @@ def _is_option(value: str | None) -> bool:
 
 
 def _split_string(words: tuple[Word, ...]) -> tuple[Word, ...]:
-    """``env -S 'cmd args'`` as the words it splits into."""
+    """``env -S 'cmd args'``: the words the string splits into."""
     for index, word in enumerate(words):
         value = word.value or ""
-        if value in ("-S", "--split-string") and index + 1 < len(words):
-            split, rest = words[index + 1], words[index + 2 :]
-        elif value.startswith("--split-string=") or (value.startswith("-S") and len(value) > 2):
-            text = value.partition("=")[2] if value.startswith("--") else value[2:]
-            split, rest = Word(text, text), words[index + 1 :]
-        else:
-            continue
-        if split.value is None:
-            return (split, *rest)
-        return tuple(Word(item, item) for item in split.value.split()) + rest
+        if not _is_option(value):
+            break
+        if value.startswith(("-S", "--split-string")):
+            attached = value.partition("=")[2] if value[1] == "-" else value[2:]
+            split = Word(attached, attached) if attached else (*words, Word("", ""))[index + 1]
+            rest = words[index + 1 + (not attached) :]
+            if split.value is None:
+                return (split, *rest)
+            return (*(Word(item, item) for item in split.value.split()), *rest)
     return words
 
 
 def _printed(name: str, values: tuple[str | None, ...]) -> str:
     """What ``echo``/``printf`` with literal arguments print, near enough to re-parse."""
     words = [v or "" for v in values]
+    flags = ""
+    while name == "echo" and words and re.fullmatch(r"-[neE]+", words[0]):
+        flags, words = flags + words[0], words[1:]
     if name == "echo":
-        while words and re.fullmatch(r"-[neE]+", words[0]):
-            words = words[1:]
-        return " ".join(words)
-    text = " ".join(words[1:]) if words and "%" in words[0] else "".join(words[:1])
-    return text.replace("\\n", "\n").replace("\\t", "\t")
-
-
-def _decodes(name: str, values: tuple[str | None, ...]) -> bool:
-    if name in _DECOMPRESSORS:
-        return True
-    if name not in _DECODERS:
-        return False
-    flags = parse_options(values).flags
-    if name == "xxd":
-        return not flags.isdisjoint({"-r", "-revert"})
-    return not flags.isdisjoint({"-d", "-D", "--decode", "--decompress"})
+        return decode_escapes(" ".join(words)) if "e" in flags else " ".join(words)
+    return decode_escapes(" ".join(words[1:]) if words and "%" in words[0] else "".join(words[:1]))

@@ -20,7 +20,8 @@ from typing import NamedTuple, TypeAlias
 from ._shell_parse import Call, Values, git_subcommand, has_glob, parse_options
 
 __all__ = [
-    "HARMLESS_DEVICES", "check_call", "destroys_system_or_home", "family", "is_disk_device",
+    "HARMLESS_DEVICES", "check_call", "decodes", "destroys_system_or_home", "family",
+    "is_disk_device",
     "is_network_device", "might_be_secret", "persistence_target", "read_only_paths",
     "secret_directory", "secret_kind", "write_targets",
 ]  # fmt: skip
@@ -118,7 +119,8 @@ _SYSTEM_PERSISTENCE = {
     "/etc/zsh": "a shell startup file", "/etc/environment": "the system environment",
     "/etc/ld.so.preload": "the loader preload list", "/etc/sudoers": "the sudoers policy",
     "/etc/passwd": "the user database", "/etc/shadow": "the password database",
-    "/etc/cron": "the cron schedule", "/etc/anacrontab": "the cron schedule",
+    "/etc/cron": "the cron schedule", "/etc/crontab": "the cron schedule",
+    "/proc/sysrq-trigger": "the kernel's SysRq trigger", "/proc/sys": "kernel settings",
     "/var/spool/cron": "the cron schedule", "/etc/systemd": "systemd units",
     "/lib/systemd": "systemd units", "/usr/lib/systemd": "systemd units",
     "/etc/init.d": "init scripts", "/etc/rc.local": "init scripts",
@@ -179,17 +181,25 @@ def destroys_system_or_home(path: str, home: str) -> bool:
 # --- per-command deny rules -----------------------------------------------------------------
 
 
+def _braces(word: str) -> list[str]:
+    """``{/,}x`` as bash's brace expansion gives it (``/x``, ``x``); nested braces unexpanded."""
+    match = re.search(r"\{([^{}]*,[^{}]*)\}", word)
+    if match is None:
+        return [word]
+    head, tail = word[: match.start()], _braces(word[match.end() :])
+    return [head + part + rest for part in match.group(1).split(",") for rest in tail]
+
+
 def _destroys(call: Call) -> str | None:
     """rm, mv, chmod/chown/chgrp -R: of / (or a top-level directory), a home, or the workspace."""
     opts = parse_options(call.values, frozenset({"--reference"}))
     if "--no-preserve-root" in opts.flags:
         return call.deny("--no-preserve-root removes the safeguard for /")
     removes = call.name in ("rm", "mv")
-    recursive = call.name == "mv" or not opts.flags.isdisjoint(
-        {"-R", "--recursive", "-r"} if removes else {"-R", "--recursive"}
-    )
+    flags = {"-R", "--recursive", "-r"} if removes else {"-R", "--recursive"}
+    recursive = call.name == "mv" or not opts.flags.isdisjoint(flags)
     targets = opts.positionals[:-1] if call.name == "mv" else opts.positionals[not removes :]
-    for target in (t for t in targets if t is not None):
+    for target in (expanded for t in targets if t is not None for expanded in _braces(t)):
         resolved = call.paths.resolve(target)
         globbed = removes and posixpath.basename(target) in ("*", ".*")
         if resolved is not None and (recursive or globbed):
@@ -252,9 +262,7 @@ def _socat(call: Call) -> str | None:
     return None
 
 
-_CONTAINER_VALUE = _words(
-    "-v --volume --mount --pid --cap-add -e --env --name -p -w --workdir -u --user --network"
-)
+_CONTAINER_VALUE = _words("-v --volume --mount --pid --cap-add -e --env --name -p -w -u --user")
 
 
 def _container(call: Call) -> str | None:
@@ -296,12 +304,11 @@ _AGENT_UNGUARDED = _words(
 
 
 def _agent_unguarded(call: Call) -> str | None:
-    values = [v or "" for v in call.values]
-    named = [f"{call.name}:{v}" for v in values]
-    for form in values + [f"{a}={b}" for a, b in itertools.pairwise(values)] + named:
-        if form.startswith("--dangerously") or (
-            call.name in _AGENTS and form.lower() in _AGENT_UNGUARDED
-        ):
+    values = [v for v in call.values if v]
+    agent = call.name in _AGENTS
+    for form in values + [f"{a}={b}" for a, b in itertools.pairwise(values)] if agent else values:
+        unguarded = {form.lower(), f"{call.name}:{form}"} & _AGENT_UNGUARDED if agent else None
+        if form.startswith("--dangerously") or unguarded:
             return call.deny(f"{form} launches an agent with its guards off")
     return None
 
@@ -340,9 +347,7 @@ def _git(call: Call) -> str | None:
 
 _NET = re.compile(r"socket|fsockopen|/inet/(tcp|udp)|/dev/(tcp|udp)|net\.connect", re.I)
 _SPAWN = re.compile(
-    r"subprocess|pty|dup2|\bexec|spawn|popen|\bsystem\b|/bin/(ba|z|da|k)?sh\b|child_process|"
-    r"getline",
-    re.I,
+    r"subprocess|pty|dup2|\bexec|spawn|popen|\bsystem\b|/bin/(ba|z|da|k)?sh\b|child_|getline", re.I
 )
 _CODE_SECRET = re.compile(
     r"\.ssh/id_|/etc/g?shadow|\.aws/credentials|/proc/[^/\s'\"]+/environ|\.netrc|"
@@ -463,43 +468,25 @@ def _spec(takes: str = "", operands: str = "path", unsafe: str = "", paths: str 
     return _ReadOnly(sets[0] | sets[2], operands, sets[1], sets[2], sets[3])
 
 
-_GREP = _spec(
-    "-e --regexp -m --max-count -A -B -C -d --directories -D --devices --include --exclude "
-    "--exclude-dir --label --binary-files --group-separator",
-    operands="pattern", paths="-f --file --exclude-from", patterns="-e --regexp -f --file",
-)  # fmt: skip
+_GREP = _spec("-e --regexp -m --max-count -A -B -C -d -D --include --exclude --exclude-dir",
+              operands="pattern", paths="-f --file --exclude-from",
+              patterns="-e --regexp -f --file")  # fmt: skip
 _READ_ONLY: dict[str, _ReadOnly] = {
-    "ls": _spec("-I --ignore -w --width -T --tabsize --hide --block-size --format --sort --time "
-                "--time-style --indicator-style --quoting-style"),
-    "cat": _spec(), "tac": _spec(), "nl": _spec("-b -d -f -h -i -l -n -s -v -w"),
-    "head": _spec("-n -c --lines --bytes"), "wc": _spec(paths="--files0-from"),
-    "tail": _spec("-n -c --lines --bytes -s --sleep-interval --pid --max-unchanged-stats"),
-    "less": _spec("-b -h -j -p -x -y -z -P -T -t -D", unsafe="-o -O -k --log-file --LOG-FILE"),
-    "more": _spec("-n"), "stat": _spec("-c --format --printf"),
-    "file": _spec("-F -e -P --separator --exclude --parameter", unsafe="-C --compile",
-                  paths="-m -f --magic-file --files-from"),
-    "du": _spec("-d --max-depth -B --block-size -t --threshold --exclude --time-style",
-                paths="-X --exclude-from --files0-from"),
-    "df": _spec("-B --block-size -t --type -x --exclude-type"),
+    # Only options whose value could pass for a file, or that are unsafe, need listing here:
+    # an option value taken for an operand just makes the command stricter.
+    **dict.fromkeys(_words("ls cat tac nl wc more stat du df cmp comm cut diff md5sum sha1sum "
+                           "sha256sum sha512sum cksum"), _spec()),
+    "head": _spec("-n -c --lines --bytes"), "tail": _spec("-n -c --lines --bytes --pid"),
+    "less": _spec(unsafe="-o -O -k --log-file --LOG-FILE"), "tree": _spec(unsafe="-o"),
+    "file": _spec(unsafe="-C --compile", paths="-m -f --magic-file --files-from"),
     "grep": _GREP, "egrep": _GREP, "fgrep": _GREP,
-    "rg": _spec("-e --regexp -g --glob --iglob -t --type -T --type-not --type-add --type-clear "
-                "-A -B -C -m --max-count -M --max-columns -j --threads -d --max-depth "
-                "--max-filesize -r --replace --sort --sortr --colors --encoding -E --engine "
-                "--path-separator --context-separator --pre --pre-glob",
-                operands="pattern", unsafe="--pre --pre-glob", paths="-f --file --ignore-file",
-                patterns="-e --regexp -f --file --files --type-list"),
-    "sort": _spec("-k --key -t --field-separator -S --buffer-size -T --temporary-directory "
-                  "--parallel --batch-size -o --output --compress-program",
-                  unsafe="-o --output --compress-program -T --temporary-directory",
-                  paths="--files0-from --random-source"),
-    "uniq": _spec("-f --skip-fields -s --skip-chars -w --check-chars", operands="one-path"),
-    "cut": _spec("-b --bytes -c --characters -d --delimiter -f --fields --output-delimiter"),
-    "tree": _spec("-L -P -I -o --charset -H -T --filelimit --timefmt --sort", unsafe="-o"),
-    "diff": _spec("-U --unified -C --context -I --ignore-matching-lines -x --exclude -L --label "
-                  "-F --show-function-line", paths="-X --exclude-from"),
-    "cmp": _spec("-i --ignore-initial -n --bytes"), "comm": _spec(),
-    **dict.fromkeys(_words("md5sum sha1sum sha256sum sha512sum b2sum cksum"), _spec()),
-    "date": _spec("-d --date -r --reference", operands="text", unsafe="-s --set"),
+    "rg": _spec("-e --regexp -g --glob --iglob -t --type -T --type-not -r --replace --pre "
+                "--pre-glob", operands="pattern", unsafe="--pre --pre-glob",
+                paths="-f --file --ignore-file", patterns="-e --regexp -f --file --files"),
+    "sort": _spec("-o --output --compress-program -T --temporary-directory",
+                  unsafe="-o --output --compress-program -T --temporary-directory"),
+    "uniq": _spec(operands="one-path"),
+    "date": _spec("-d --date", operands="text", unsafe="-s --set"),
     "hostname": _spec(operands="none"),
     "jq": _spec("--arg --argjson --slurpfile --rawfile --indent -L", operands="pattern",
                 paths="-f --from-file", patterns="-f --from-file"),
@@ -596,3 +583,17 @@ def _git_read_only(values: Values) -> bool:
     if subcommand == "remote":
         return list(rest) in ([], ["-v"], ["--verbose"])
     return subcommand in ("stash", "reflog") and rest[:1] in ((), ("list",), ("show",))
+
+
+_DECOMPRESSORS = _words("uudecode gunzip zcat bzcat xzcat unxz bunzip2 zstdcat unzstd rev")
+_DECODERS = _words("base64 basenc b64 xxd openssl gzip bzip2 xz zstd") | _DECOMPRESSORS
+
+
+def decodes(name: str, values: Values) -> bool:
+    """``name`` decodes or decompresses its input (``base64 -d``, ``xxd -r``, ``gunzip`` ...)."""
+    if name not in _DECODERS:
+        return False
+    flags = parse_options(values).flags
+    if name == "xxd":
+        return not flags.isdisjoint({"-r", "-revert"})
+    return name in _DECOMPRESSORS or not flags.isdisjoint({"-d", "-D", "--decode", "--decompress"})

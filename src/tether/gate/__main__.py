@@ -1,0 +1,60 @@
+"""Ask the governance layer about a shell command from the command line.
+
+    python -m tether.gate check-command "<command>" [--workspace DIR]
+
+Prints the shell policy's decision — ``allow``, ``approve`` or ``deny`` — on the first line and
+one reason per line after it (control characters escaped). With ``--workspace``, the files the
+command visibly reads or writes are also judged by the path policy of that workspace. A command
+that starts with ``-`` goes after ``--``.
+
+Exit status, so scripts and hooks can branch on it alone:
+
+- 0: allow
+- 1: approve (a person or the reviewer must agree first)
+- 2: deny
+- 64: usage error (missing or unknown arguments; ``EX_USAGE``), with the usage on stderr
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from typing import NoReturn
+
+from ._path_policy import PathPolicy
+from ._shell_policy import ShellPolicy
+
+__all__ = ["EXIT_STATUS", "USAGE_ERROR", "main"]
+
+EXIT_STATUS = {"allow": 0, "approve": 1, "deny": 2}
+USAGE_ERROR = 64
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        self.print_usage(sys.stderr)
+        self.exit(USAGE_ERROR, f"{self.prog}: error: {message}\n")
+
+
+def _printable(text: str) -> str:
+    return "".join(c if c.isprintable() else f"\\x{ord(c):02x}" for c in text)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = _Parser(prog="python -m tether.gate", description="Governance checks.")
+    actions = parser.add_subparsers(dest="action", required=True, metavar="ACTION")
+    check = actions.add_parser("check-command", help="classify a bash command")
+    check.add_argument("command", help="the bash script to classify")
+    check.add_argument("--workspace", metavar="DIR", help="judge file paths for this workspace")
+    args = parser.parse_args(argv)
+    path_policy = PathPolicy(args.workspace) if args.workspace else None
+    verdict = ShellPolicy(path_policy).classify(args.command)
+    print(verdict.decision)
+    for reason in verdict.reasons:
+        print(_printable(reason))
+    return EXIT_STATUS[verdict.decision]
+
+
+if __name__ == "__main__":
+    sys.exit(main())
