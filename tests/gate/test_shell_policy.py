@@ -86,7 +86,7 @@ _CONTEXTS = st.sampled_from(["CMD", "ls; CMD", "true && CMD", "(CMD)", "{ CMD; }
                              "sh <<'EOF'\nCMD\nEOF", "echo QUOTED | bash"])  # fmt: skip
 
 
-@settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(_PREFIXES, _NAMES, _FLAGS, _TARGETS, _GAPS, _GAPS, _CONTEXTS)
 def test_spellings_of_rm_rf_root_are_denied(
     prefix: str, name: str, flags: str, target: str, gap: str, gap2: str, context: str
@@ -98,7 +98,7 @@ def test_spellings_of_rm_rf_root_are_denied(
     assert any("rm" in reason for reason in verdict.reasons), verdict
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(st.text(max_size=80))
 def test_arbitrary_text_never_crashes_and_unparseable_text_is_never_allowed(text: str) -> None:
     verdict = POLICY.classify(text)
@@ -339,12 +339,6 @@ def test_cli_runs_as_a_program() -> None:
     assert denied.returncode == 2
     decision, *reasons = denied.stdout.splitlines()
     assert decision == "deny" and reasons and all("rm" in r for r in reasons)
-    missing = subprocess.run(
-        [sys.executable, "-m", "tether.gate", "check-command"],
-        capture_output=True, text=True, env=env, timeout=60, check=False,
-    )  # fmt: skip
-    assert missing.returncode == 64
-    assert "usage:" in missing.stderr and missing.stdout == ""
 
 
 @pytest.mark.parametrize(

@@ -30,7 +30,7 @@ __all__ = [
 _LANGUAGE = Language(tree_sitter_bash.language())
 _REDIRECTS = frozenset({"file_redirect", "heredoc_redirect", "herestring_redirect"})
 _SUBSTITUTIONS = frozenset({"command_substitution", "process_substitution"})
-_HOME_EXPANSIONS = frozenset({"$HOME", "${HOME}"})
+_HOME = re.compile(r"\$HOME|\$\{HOME(:?[-=?][^}]*)?\}")  # $HOME, ${HOME}, ${HOME:?} ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -395,7 +395,7 @@ class _Walk:
             return None
         if kind in ("simple_expansion", "expansion"):
             self._children(node, ctx._replace(nested=True, pipeline=-1))
-            return "~" if self._text(node) in _HOME_EXPANSIONS else None
+            return "~" if _HOME.fullmatch(self._text(node)) else None
         if kind in ("string", "translated_string"):
             parts = [self._string_part(child, ctx) for child in node.children]
             return None if None in parts else "".join(p for p in parts if p is not None)

@@ -197,6 +197,11 @@ class _Run:
         self._redirects(cmd)
         if cmd.name is None:
             return []
+        text = " ".join(w.raw for w in (cmd.name, *cmd.args))
+        if self._variables and "$" in text:  # cmd=rm; $cmd -rf ~   d=/; rm -rf $d
+            ifs = {ord(c): " " for c in self._variables.get("IFS", "")}
+            reading = _substitute(text, self._variables).translate(ifs)
+            self._evidence([reading], depth, f"{collapse(text)[:60]}: with its variables in place")
         if cmd.name.value is None:
             self._unknown(cmd.name, cmd.args, depth)
             return []
@@ -212,15 +217,8 @@ class _Run:
         self._approve(f"{why}; what runs is decided at run time")
         self._fetched(Call("", (), why, self.paths), (name,))
         rest = " ".join(word.raw for word in args)
-        readings = [f"rm {rest}", f"sh {rest}", rest]
-        if "IFS" in name.raw:
-            readings.append(re.sub(r"\$\{IFS\}|\$IFS\b", " ", f"{name.raw} {rest}"))
-        variable = re.fullmatch(r"\$\{?(\w+)\}?", name.raw)
-        if variable and variable.group(1) in self._variables:
-            value = self._variables[variable.group(1)]
-            separators = self._variables.get("IFS", "")
-            readings.append(f"{value.translate({ord(c): ' ' for c in separators})} {rest}")
-        self._evidence(readings, depth, why)
+        spaced = re.sub(r"\$\{IFS\}|\$IFS\b", " ", f"{name.raw} {rest}")  # rm${IFS}-rf${IFS}/
+        self._evidence([f"rm {rest}", f"sh {rest}", rest, spaced], depth, why)
 
     def _call(self, name: str, words: tuple[Word, ...], cmd: Command, depth: int) -> list[_Effect]:
         """Unwrap wrappers, then classify the command they run."""
@@ -325,7 +323,10 @@ class _Run:
             if rest:
                 self._script_word(call, rest[0], depth)
             if len(rest) > 1 and rest[0].value is not None:
-                self._positional(rest[0].value, [w.value or "" for w in rest[1:]], depth, call)
+                args = [w.value or "" for w in rest[1:]]
+                positional = {str(i): arg for i, arg in enumerate(args)} | {"@": " ".join(args[1:])}
+                reading = _substitute(rest[0].value, positional)
+                self._evidence([reading], depth, f"{call.display}: with its arguments in place")
             return _Effect(call, "shell")
         if rest and "s" not in letters and rest[0].value not in ("-", "/dev/stdin"):
             self._fetched(call, rest[:1])
@@ -344,18 +345,6 @@ class _Run:
             return _Effect(call, "shell")
         self._approve(f"{call.display}: runs a program read from its input")
         return _Effect(call, "program-stdin")
-
-    def _positional(self, script: str, args: list[str], depth: int, call: Call) -> None:
-        """``sh -c 'rm -rf "$1"' _ /``: read the script with its arguments in place."""
-
-        def argument(match: re.Match[str]) -> str:
-            index = match.group(1)
-            if index.isdigit():
-                return shlex.quote(args[int(index)]) if int(index) < len(args) else "''"
-            return " ".join(shlex.quote(arg) for arg in args[1:])
-
-        text = re.sub(r"\"?\$\{?([0-9@*])\}?\"?", argument, script)
-        self._evidence([text], depth, f"{call.display}: with its arguments in place")
 
     def _script_word(self, call: Call, word: Word, depth: int) -> None:
         if word.value is not None:
@@ -567,6 +556,16 @@ def _fed(cmd: Command) -> list[Word]:
     """Heredoc and here-string text fed to ``cmd`` on its standard input."""
     fed = [r.body or (r.target if r.operator == "<<<" else None) for r in cmd.redirects]
     return [word for word in fed if word is not None]
+
+
+def _substitute(text: str, variables: dict[str, str]) -> str:
+    """``text`` with ``$name``, ``${name}`` and ``"$name"`` of known ``variables`` in place."""
+
+    def value(match: re.Match[str]) -> str:
+        name = match.group(1)
+        return shlex.quote(variables[name]) if name in variables else match.group(0)
+
+    return re.sub(r'"?\$\{?([A-Za-z_]\w*|[0-9@*])\}?"?', value, text)
 
 
 def _is_option(value: str | None) -> bool:
