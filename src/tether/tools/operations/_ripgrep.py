@@ -36,7 +36,7 @@ import threading
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from operator import itemgetter
-from typing import overload
+from typing import IO, overload
 
 from tether.ai import AbortSignal
 
@@ -376,7 +376,7 @@ def _raise_if_refused(exit_code: int | None, run: _RipgrepRun, *, produced_outpu
 
 
 class _RipgrepRun:
-    """One ``rg``, started, read and reaped by a thread of its own; the event loop only waits.
+    """One ``rg``, read and reaped by a thread of its own; the event loop only waits.
 
     stdout goes to ``on_block`` in blocks of whole records (each ending with ``terminator``)
     until ``on_block`` returns ``False`` (then rg is killed) or the output ends; stderr goes to a
@@ -385,7 +385,7 @@ class _RipgrepRun:
     CPU than parsing the output, CPU that rg, searching on every core, would otherwise have; so
     after a small read the thread waits a moment, or until rg closes its end, to let writes
     gather in the pipe. And an asyncio subprocess starts a watcher thread (and connects its pipes)
-    while rg already competes for the cores, which took milliseconds; this thread starts first.
+    while rg already competes for the cores, which took milliseconds.
     """
 
     def __init__(
@@ -398,18 +398,30 @@ class _RipgrepRun:
         on_block: Callable[[bytes], bool],
     ) -> None:
         self.signal = signal
-        self._command = [locate_ripgrep(), *args]
-        self._workdir = workdir
         self._terminator = terminator
         self._on_block = on_block
-        self._lock = threading.Lock()  # between kill() and the start of rg
-        self._process: subprocess.Popen[bytes] | None = None
-        self._killed = False
         self._stderr = b""
         self._exit_code: int | None = None
+        command = [locate_ripgrep(), *args]
+        with contextlib.ExitStack() as opened:
+            stderr = opened.enter_context(tempfile.TemporaryFile())
+            read_end, write_end = os.pipe()
+            opened.callback(os.close, read_end)
+            try:
+                if sys.platform == "linux":  # room for rg to write on while its output gathers
+                    with contextlib.suppress(OSError):
+                        fcntl.fcntl(write_end, fcntl.F_SETPIPE_SZ, _PIPE_SIZE)
+                self._process = subprocess.Popen(
+                    command, cwd=workdir, stdin=subprocess.DEVNULL, stdout=write_end, stderr=stderr
+                )
+            finally:
+                os.close(write_end)  # rg holds it now: the output ends when rg exits
+            owned_by_thread = opened.pop_all()
         self._done: concurrent.futures.Future[bool] = concurrent.futures.Future()
         self._done.set_running_or_notify_cancel()  # runs to the end, even for a cancelled call
-        threading.Thread(target=self._run, name="rg", daemon=True).start()
+        threading.Thread(
+            target=self._run, args=(read_end, stderr, owned_by_thread), name="rg", daemon=True
+        ).start()
 
     async def finish(self) -> int | None:
         """Wait for rg to end; its exit code, or ``None`` if it was killed for stopping early.
@@ -422,12 +434,9 @@ class _RipgrepRun:
         return None if stopped_early else self._exit_code
 
     def kill(self) -> None:
-        """Kill rg (at once, or as it would start); safe from any thread."""
-        with self._lock:
-            self._killed = True
-            if self._process is not None:
-                with contextlib.suppress(ProcessLookupError):
-                    self._process.kill()
+        """Kill rg if it still runs; safe from any thread."""
+        with contextlib.suppress(ProcessLookupError):
+            self._process.kill()
 
     async def close(self) -> None:
         """Kill rg if it still runs; return once it is reaped."""
@@ -446,42 +455,20 @@ class _RipgrepRun:
     def _stderr_lines(self) -> list[str]:
         return self._stderr.decode("utf-8", errors="replace").strip().splitlines()
 
-    def _run(self) -> None:
+    def _run(self, read_end: int, stderr: IO[bytes], owned: contextlib.ExitStack) -> None:
+        """Read rg's output, kill rg if it was cut short, reap it, keep the start of stderr."""
         try:
-            self._done.set_result(self._run_rg())
-        except BaseException as error:  # raised again in the awaiting task
-            self._done.set_exception(error)
-
-    def _run_rg(self) -> bool:
-        """Run rg to its end; whether the output was cut short (rg then killed)."""
-        read_end, write_end = os.pipe()
-        try:
-            if sys.platform == "linux":  # room for rg to write on while its output gathers
-                with contextlib.suppress(OSError):
-                    fcntl.fcntl(write_end, fcntl.F_SETPIPE_SZ, _PIPE_SIZE)
-            with tempfile.TemporaryFile() as stderr:
-                try:
-                    with self._lock:
-                        if self._killed:
-                            return True
-                        self._process = process = subprocess.Popen(
-                            self._command,
-                            cwd=self._workdir,
-                            stdin=subprocess.DEVNULL,
-                            stdout=write_end,
-                            stderr=stderr,
-                        )
-                finally:
-                    os.close(write_end)  # rg holds it now: the output ends when rg exits
+            with owned:
                 complete = self._feed(read_end)
                 if not complete:
                     self.kill()
-                self._exit_code = process.wait()
+                self._exit_code = self._process.wait()
                 stderr.seek(0)
                 self._stderr = stderr.read(_STDERR_KEEP)
-        finally:
-            os.close(read_end)
-        return not complete
+        except BaseException as error:  # raised again in the awaiting task
+            self._done.set_exception(error)
+        else:
+            self._done.set_result(not complete)
 
     def _feed(self, read_end: int) -> bool:
         """Hand rg's output to ``on_block``; ``False`` if ``on_block`` stopped it."""
