@@ -187,6 +187,10 @@ def test_reasons_name_the_command_and_the_rule(command: str, named: str) -> None
         ("echo $OPENAI_API_KEY", "approve"),
         ("echo b > /proc/sysrq-trigger", "deny"),
         ("echo '* * * * * x' >> /etc/crontab", "deny"),
+        ("find . -exec", "approve"),
+        ("find . -name x -exec rm", "approve"),
+        ("d=/; rm -rf $d", "deny"),
+        ('rm -rf "${HOME:?}"', "deny"),
     ],
 )
 def test_details(command: str, expected: str) -> None:
@@ -218,6 +222,12 @@ def test_characters_that_crash_tree_sitter_bash_are_parsed_safely(command: str) 
     # tree-sitter-bash 0.25 segfaults on `{` followed by some non-ASCII code points.
     assert POLICY.classify(command).decision in ("allow", "approve")
     assert POLICY.normalize(command)
+
+
+def test_internal_failures_deny_instead_of_raising() -> None:
+    nested = "(" * 3000 + "ls" + ")" * 3000
+    assert POLICY.classify(nested).decision == "deny"
+    assert POLICY.normalize(nested).startswith("raw:")
 
 
 def test_non_ascii_words_keep_their_text() -> None:

@@ -23,8 +23,8 @@ from tree_sitter import Language, Node, Parser
 
 __all__ = [
     "Assignment", "Call", "Command", "Options", "Paths", "Redirect", "Script", "ShellParser",
-    "Values", "Word", "collapse", "decode_escapes", "git_subcommand", "has_glob", "parse_options",
-    "render",
+    "Values", "Word", "collapse", "decode_escapes", "display", "git_subcommand", "has_glob",
+    "parse_options", "render",
 ]  # fmt: skip
 
 _LANGUAGE = Language(tree_sitter_bash.language())
@@ -119,9 +119,8 @@ class ShellParser:
         tree = self._parser.parse(source if source.isascii() else source.translate(_ASCII_TWIN))
         walk = _Walk(source)
         walk.visit(tree.root_node, _Context())
-        return Script(
-            tuple(walk.commands), walk.error or tree.root_node.has_error, tuple(walk.fork_bombs)
-        )
+        error = walk.error or tree.root_node.has_error
+        return Script(tuple(walk.commands), error, tuple(walk.fork_bombs))
 
 
 _LETTERS = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
@@ -563,6 +562,12 @@ def git_subcommand(values: Values) -> tuple[str | None, Values]:
 
 def collapse(text: str) -> str:
     return " ".join(text.split())
+
+
+def display(name: str, words: tuple[Word, ...]) -> str:
+    """A command as a person should see it in a reason: its name, its arguments as written."""
+    text = collapse(" ".join([name, *(w.raw for w in words)]))
+    return text if len(text) <= 80 else text[:77] + "..."
 
 
 def render(script: Script) -> str:

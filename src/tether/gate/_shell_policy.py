@@ -31,6 +31,7 @@ from ._shell_parse import (
     Word,
     collapse,
     decode_escapes,
+    display,
     git_subcommand,
     parse_options,
     render,
@@ -60,9 +61,8 @@ _DECLARATIONS = frozenset({"export", "declare", "typeset", "local", "readonly", 
 _COPIERS = frozenset({"cp", "scp", "rsync", "tar", "zip", "7z", "7za", "rclone", "sftp"})
 _SAFE_ENV = re.compile(r"^(LC_\w+|LANG|LANGUAGE|TZ|NO_COLOR|FORCE_COLOR|CLICOLOR|COLUMNS|TERM)$")
 _SENSITIVE_ENV = re.compile(
-    r"^(PATH|LD_\w+|DYLD_\w+|IFS|BASH_ENV|ENV|PROMPT_COMMAND|PS4|SHELLOPTS|BASHOPTS|CDPATH|"
-    r"GLOBIGNORE|HOME|GIT_\w+|PAGER|MANPAGER|LESS\w*|EDITOR|VISUAL|PYTHON\w+|PERL5\w+|RUBYOPT|"
-    r"NODE_OPTIONS)$"
+    r"^(PATH|LD_\w+|DYLD_\w+|IFS|BASH_ENV|ENV|PROMPT_COMMAND|PS4|SHELLOPTS|BASHOPTS|CDPATH|HOME|"
+    r"GLOBIGNORE|GIT_\w+|PAGER|MANPAGER|LESS\w*|EDITOR|VISUAL|PYTHON\w+|PERL5\w+|RUBYOPT|NODE_OPTIONS)$"
 )
 # The options of each wrapper that take a value ("=": VAR=value words may follow them).
 _WRAPPERS = {
@@ -94,12 +94,9 @@ class _Effect(NamedTuple):
 
 
 class ShellPolicy:
-    """Classifies bash scripts; one tree-sitter parser per policy (not thread-safe).
-
-    With a ``path_policy``, files that commands visibly read and write are checked with it,
-    relative paths resolving against its workspace; without one, any write other than to
-    ``/dev/null``-like devices needs approval.
-    """
+    """Classifies bash scripts; one tree-sitter parser per policy (not thread-safe). Files that
+    commands visibly read and write are checked with ``path_policy`` (relative paths resolve
+    against its workspace); without one, any write but to ``/dev/null``-like devices approves."""
 
     def __init__(self, path_policy: PathPolicy | None = None) -> None:
         self._parser = ShellParser()
@@ -108,21 +105,21 @@ class ShellPolicy:
         self._paths = Paths(posixpath.normpath(os.path.expanduser("~")), workspace, workspace)
 
     def classify(self, command: str) -> Verdict:
-        """The decision for ``command`` with reasons naming each command and rule that led to it."""
+        """The decision for ``command``, reasons naming each command and rule; never raises."""
         run = _Run(self._parser, self._path_policy, self._paths)
-        run.script(command, 0)
+        try:
+            run.script(command, 0)
+        except Exception as error:  # a bug must not let anything run unchecked, in any mode
+            return Verdict.deny(f"{collapse(command)[:60]}: the shell policy failed ({error!r})")
         return strictest(run.verdicts) if run.verdicts else Verdict.allow("empty script")
 
     def normalize(self, command: str) -> str:
         """A canonical form of the script for session memory; ``raw:``+text if it does not parse."""
-        script = self._parser.parse(command)
+        try:
+            script = self._parser.parse(command)
+        except RecursionError:
+            return "raw:" + command.strip()
         return "raw:" + command.strip() if script.error else render(script)
-
-
-def _display(name: str, words: tuple[Word, ...]) -> str:
-    """The command as a person should see it in a reason: its name, its arguments as written."""
-    text = collapse(" ".join([name, *(w.raw for w in words)]))
-    return text if len(text) <= 80 else text[:77] + "..."
 
 
 class _Run:
@@ -213,7 +210,7 @@ class _Run:
         return self._call(name, cmd.args, cmd, depth)
 
     def _unknown(self, name: Word, args: tuple[Word, ...], depth: int) -> None:
-        why = f"{_display(collapse(name.raw), args)}: the command name is not a literal word"
+        why = f"{display(collapse(name.raw), args)}: the command name is not a literal word"
         self._approve(f"{why}; what runs is decided at run time")
         self._fetched(Call("", (), why, self.paths), (name,))
         rest = " ".join(word.raw for word in args)
@@ -224,7 +221,7 @@ class _Run:
         """Unwrap wrappers, then classify the command they run."""
         while name in _WRAPPERS:
             if name in _RAISES:
-                self._approve(f"{_display(name, words)}: {_RAISES[name]}")
+                self._approve(f"{display(name, words)}: {_RAISES[name]}")
             inner = self._wrapped(name, words, cmd)
             if inner is None:
                 break
@@ -235,7 +232,7 @@ class _Run:
                 return []
             else:
                 name, words = posixpath.basename(inner[0].value), inner[1:]
-        call = Call(name, tuple(w.value for w in words), _display(name, words), self.paths)
+        call = Call(name, tuple(w.value for w in words), display(name, words), self.paths)
         if any(_SECRET_VARIABLE.search(w.raw) for w in words):
             self._approve(f"{call.display}: uses a variable that looks like a secret")
         for variable, _, value in (v.partition("=") for v in call.values if v and "=" in v):
@@ -293,7 +290,7 @@ class _Run:
         options = [w.value for w in words[:start]]
         for option, value in itertools.pairwise(options):
             if option in ("-a", "--arg-file"):
-                self._path(_display("xargs", words), value, "read")
+                self._path(display("xargs", words), value, "read")
         previous = self._effects.get((cmd.pipeline, cmd.stage - 1), [])
         supplied: tuple[Word, ...] = ()
         if cmd.pipeline >= 0 and previous and all(e.role == "text" for e in previous):
@@ -383,7 +380,10 @@ class _Run:
                     fill = root or "{}"
                     filled = [Word(w.raw, w.value and w.value.replace("{}", fill)) for w in words]
                     self._call("command", tuple(filled[index:end]), cmd, depth)
-            if value == "-delete" or (executes and values[index] in _DELETERS):
+            runs = (
+                posixpath.basename(values[index] or "") if executes and index < len(values) else ""
+            )
+            if value == "-delete" or runs in _DELETERS:
                 self._approve(f"{call.display}: find -delete deletes files")
                 for root in roots:
                     resolved = self.paths.resolve(root) if root is not None else None
@@ -435,9 +435,8 @@ class _Run:
         if name in _INTERPRETERS:
             opts = parse_options(values, frozenset({"-W", "-X", "-Q", "-I", "-M", "-r"}))
             code = not opts.flags.isdisjoint({"-c", "-m", "-e", "-E", "-r", "--eval", "-p"})
-            script = [p for p in opts.positionals if p != "-"]
-            role = "other" if code or script or _fed(cmd) else "program-stdin"
-            return _Effect(call, role)
+            stdin = not (code or [p for p in opts.positionals if p != "-"] or _fed(cmd))
+            return _Effect(call, "program-stdin" if stdin else "other")
         if name in ("echo", "printf") and None not in values:
             return _Effect(call, "text", _printed(name, values))
         fed = _fed(cmd)
@@ -464,9 +463,8 @@ class _Run:
                 if kind is not None:
                     self._deny(f"{call.display}: reads {kind} ({candidate})")
                     return
-            if call.name in _COPIERS and rules.secret_directory(
-                self.paths.best(value), self.paths.home
-            ):
+            best = self.paths.best(value)
+            if call.name in _COPIERS and rules.secret_directory(best, self.paths.home):
                 self._deny(f"{call.display}: copies {value}, a directory holding secrets")
                 return
 
