@@ -114,8 +114,8 @@ class ShellParser:
         source = text.encode("utf-8", "surrogatepass")
         # tree-sitter-bash's scanner passes non-ASCII lookahead to ctype functions (undefined
         # behaviour; `{` + U+E0000 segfaults), so it parses an ASCII twin of the script: each
-        # byte >= 0x80 becomes a letter, as word-like to the lexer as the character is to bash.
-        # Offsets are unchanged, so every word's text is still read from the original.
+        # byte >= 0x80 becomes `X`, word-like as the character is to bash, and never part of a
+        # (lowercase) keyword. Offsets are unchanged: words are still read from the original.
         tree = self._parser.parse(source if source.isascii() else source.translate(_ASCII_TWIN))
         walk = _Walk(source)
         walk.visit(tree.root_node, _Context())
@@ -123,8 +123,7 @@ class ShellParser:
         return Script(tuple(walk.commands), error, tuple(walk.fork_bombs))
 
 
-_LETTERS = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-_ASCII_TWIN = bytes(range(128)) + bytes(_LETTERS[byte % 52] for byte in range(128, 256))
+_ASCII_TWIN = bytes(range(128)) + b"X" * 128
 
 
 def _body_type(node: Node) -> str | None:

@@ -21,9 +21,8 @@ from ._shell_parse import Call, Values, git_subcommand, has_glob, parse_options
 
 __all__ = [
     "HARMLESS_DEVICES", "check_call", "decodes", "destroys_system_or_home", "family",
-    "is_disk_device",
-    "is_network_device", "might_be_secret", "persistence_target", "read_only_paths",
-    "secret_directory", "secret_kind", "write_targets",
+    "is_disk_device", "is_network_device", "might_be_secret", "persistence_target",
+    "read_only_paths", "secret_directory", "secret_kind", "write_targets",
 ]  # fmt: skip
 
 
