@@ -36,6 +36,7 @@ import logging
 import os
 import shutil
 import subprocess
+import sys
 from collections.abc import Sequence
 
 __all__ = ["DEFAULT_HIDDEN_PATHS", "BubblewrapSandbox"]
@@ -126,6 +127,8 @@ class BubblewrapSandbox:
             arguments += ["--tmpfs", "/var/run"]
         if self.allow_network:
             arguments += ["--ro-bind-try", _RESOLVER_DIRECTORY, _RESOLVER_DIRECTORY]
+        for directory in _programs_under_private_mounts():
+            arguments += ["--ro-bind", directory, directory]
         for directory in (self.workspace, *self.extra_writable):
             arguments += ["--bind", directory, directory]
         for path in self._existing_hidden_paths():
@@ -175,3 +178,24 @@ def _probe_bubblewrap() -> bool:
         )
         return False
     return True
+
+
+_PRIVATE_MOUNTS = ("/tmp", "/run", "/var/run")
+
+
+def _programs_under_private_mounts() -> list[str]:
+    """Interpreter and ``PATH`` directories that the private ``/tmp`` or ``/run`` would hide.
+
+    A virtual environment or a tool installed under ``/tmp`` must stay runnable (read-only)
+    inside the sandbox, or the sandbox would break the very commands it guards.
+    """
+    candidates = [sys.prefix, sys.base_prefix, sys.exec_prefix]
+    candidates += os.environ.get("PATH", "").split(os.pathsep)
+    found: dict[str, None] = {}
+    for candidate in candidates:
+        if not candidate or not os.path.isdir(candidate):
+            continue
+        real = os.path.realpath(candidate)
+        if any(real == mount or real.startswith(mount + "/") for mount in _PRIVATE_MOUNTS):
+            found.setdefault(real, None)
+    return list(found)
