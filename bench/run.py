@@ -19,6 +19,7 @@ import json
 import os
 import platform
 import pstats
+import statistics
 import subprocess
 import sys
 import time
@@ -58,6 +59,21 @@ def run_peers(k: int, reps: int) -> dict[str, float]:
     return figures
 
 
+def run_tether(k: int, reps: int) -> dict[str, float]:
+    """tether in fresh processes, exactly as the peers are run (one JSON line each)."""
+    figures = {}
+    for flags in ([], ["sequential"], ["hooks"], ["hooks", "sequential"]):
+        out = subprocess.run(
+            [sys.executable, str(HERE / "tether_calls.py"), str(k), str(reps), *flags],
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout
+        row = json.loads(out.strip().splitlines()[-1])
+        figures[row["peer"]] = float(row["us_per_call"])
+    return figures
+
+
 def profile(out: Path) -> None:
     async def work() -> None:
         await run_once(1000, hooks=True, mode="parallel")
@@ -86,6 +102,9 @@ def main() -> None:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--reps", type=int, default=5)
+    parser.add_argument(
+        "--rounds", type=int, default=3, help="tether and the peers alternate this many times"
+    )
     parser.add_argument("--no-peers", action="store_true")
     parser.add_argument("--profile", action="store_true")
     parser.add_argument("--out", type=Path, default=HERE / "results" / "pipeline.md")
@@ -95,21 +114,24 @@ def main() -> None:
         "# Pipeline overhead and parallel speedup",
         "",
         f"Run {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} on {platform.machine()}, "
-        f"{os.cpu_count()} cores, Python {platform.python_version()}; median of {args.reps} "
-        "runs after one warm-up; command: `python bench/run.py`.",
+        f"{os.cpu_count()} cores, Python {platform.python_version()}; each figure is the median "
+        f"over {args.rounds} alternating rounds (tether, then every peer) of the median of "
+        f"{args.reps} runs after one warm-up; command: `python bench/run.py`.",
         "",
     ]
     for k in (100, 1000):
-        ours = {
-            f"tether {mode}{' +hooks' if hooks else ''}": measure(
-                k, args.reps, hooks=hooks, mode=mode
-            )
-            for hooks in (False, True)
-            for mode in ("parallel", "sequential")
-        }
-        peers = {} if args.no_peers else run_peers(k, args.reps)
+        rounds: dict[str, list[float]] = {}
+        for _ in range(args.rounds):
+            for name, value in run_tether(k, args.reps).items():
+                rounds.setdefault(name, []).append(value)
+            if not args.no_peers:
+                for name, value in run_peers(k, args.reps).items():
+                    rounds.setdefault(name, []).append(value)
+        figures = {name: statistics.median(values) for name, values in rounds.items()}
+        ours = {name: v for name, v in figures.items() if name.startswith("tether")}
+        peers = {name: v for name, v in figures.items() if not name.startswith("tether")}
         lines += [f"## K = {k} calls in one batch", "", "| framework | µs per call |", "|---|---:|"]
-        lines += [f"| {name} | {value:.1f} |" for name, value in {**ours, **peers}.items()]
+        lines += [f"| {name} | {value:.1f} |" for name, value in figures.items()]
         if peers:
             lines += ["", "| ratio (lower is better for tether) | value |", "|---|---:|"]
             plain, hooked = ours["tether parallel"], ours["tether parallel +hooks"]

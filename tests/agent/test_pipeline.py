@@ -817,3 +817,24 @@ async def test_tool_error_details_reach_the_error_result() -> None:
     assert message.is_error
     assert text_of(message) == "disk full"
     assert message.details == {"free_bytes": 0}
+
+
+async def test_a_big_batch_lets_its_consumer_see_events_while_it_runs() -> None:
+    seen: list[str] = []
+    seen_at_hook: list[int] = []
+
+    async def before(ctx: BeforeToolCallContext, signal: AbortSignal) -> None:
+        seen_at_hook.append(seen.count("tool_execution_start"))
+
+    fm = FauxModel([faux_message(*[faux_tool_call("echo", {"text": str(i)}) for i in range(300)])])
+    fm.append(faux_text("done"))
+    stream = agent_loop(
+        [UserMessage("go")],
+        AgentContext("", [], [echo_tool()]),
+        AgentLoopConfig(model=fm.model, stream_fn=fm.stream, before_tool_call=before),
+    )
+    async for event in stream:
+        seen.append(event.type)
+    assert seen_at_hook[0] == 0
+    assert seen_at_hook[-1] > 100  # the consumer ran during the prepare phase
+    assert seen.count("tool_execution_end") == 300

@@ -53,6 +53,10 @@ __all__ = ["BatchOutcome", "execute_tool_calls", "refuse_tool_calls"]
 
 Emit = Callable[[AgentEvent], None]
 
+_EVENTS_BETWEEN_YIELDS = 128
+"""A big batch lets its consumer run this often, so events reach a UI while the batch goes on
+(and die young instead of piling up for the garbage collector)."""
+
 
 @dataclass(slots=True)
 class BatchOutcome:
@@ -102,7 +106,14 @@ async def execute_tool_calls(
         calls = await batch.run_sequentially(tool_calls)
     else:
         calls = await batch.run_in_parallel(tool_calls)
-    results = [batch.report(call) for call in calls] if batch.reports_at_end else batch.reported
+    if batch.reports_at_end:
+        results = []
+        for index, call in enumerate(calls, 1):
+            results.append(batch.report(call))
+            if index % _EVENTS_BETWEEN_YIELDS == 0:
+                await asyncio.sleep(0)
+    else:
+        results = batch.reported
     return BatchOutcome(results, all(call.terminate for call in calls))
 
 
@@ -163,9 +174,15 @@ class _Batch:
         return False
 
     async def run_in_parallel(self, tool_calls: Sequence[ToolCall]) -> list[_Call]:
-        calls = [await self.prepare(tool_call) for tool_call in tool_calls]
+        calls = []
+        for index, tool_call in enumerate(tool_calls, 1):
+            calls.append(await self.prepare(tool_call))
+            if index % _EVENTS_BETWEEN_YIELDS == 0:
+                await asyncio.sleep(0)
         running: list[tuple[_Call, asyncio.Task[None]]] = []
-        for call in calls:
+        for index, call in enumerate(calls, 1):
+            if index % _EVENTS_BETWEEN_YIELDS == 0:
+                await asyncio.sleep(0)
             if not call.closed:
                 task = start_eagerly(self.execute_and_finalize(call))
                 if task is not None:
@@ -177,7 +194,9 @@ class _Batch:
     async def run_sequentially(self, tool_calls: Sequence[ToolCall]) -> list[_Call]:
         self.reports_at_end = False
         calls = []
-        for tool_call in tool_calls:
+        for index, tool_call in enumerate(tool_calls, 1):
+            if index % _EVENTS_BETWEEN_YIELDS == 0:
+                await asyncio.sleep(0)
             call = await self.prepare(tool_call)
             if not call.closed:
                 task = start_eagerly(self.execute_and_finalize(call))

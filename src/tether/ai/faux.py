@@ -225,6 +225,8 @@ class FauxModel:
 
     def _chunks(self, text: str) -> list[str]:
         size = self.chunk_size
+        if len(text) <= size:
+            return [text] if text else []
         return [text[start : start + size] for start in range(0, len(text), size)]
 
 
