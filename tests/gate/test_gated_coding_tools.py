@@ -168,3 +168,13 @@ async def test_errors_leave_no_absolute_paths_outside_the_workspace(workspace: P
     (result,) = await run(gate, tools_for(workspace), ("read", {"path": "missing/file.txt"}))
     assert result.is_error
     assert str(workspace) not in text(result)
+
+
+async def test_results_can_be_wrapped_as_untrusted_data(workspace: Path) -> None:
+    from tether.gate import UntrustedBoundary
+
+    boundary = UntrustedBoundary()
+    gate = Gate("normal", ScriptedApprover(), workspace=str(workspace), untrusted_boundary=boundary)
+    (result,) = await run(gate, tools_for(workspace), ("read", {"path": "notes.txt"}))
+    assert text(result) == boundary.wrap("hello")
+    assert text(result).startswith(boundary.opening) and "hello" in text(result)

@@ -53,63 +53,52 @@ def _split(text: str) -> list[str]:
 def truncate_head(
     text: str, max_lines: int = DEFAULT_MAX_LINES, max_bytes: int = DEFAULT_MAX_BYTES
 ) -> TruncationResult:
-    """Keep whole lines from the start while both caps hold."""
-    total_bytes = len(text.encode("utf-8"))
-    lines = _split(text)
-    total_lines = len(lines) if text else 0
+    """Keep whole lines from the start while both caps hold.
+
+    Works on the UTF-8 bytes with ``find``/``rfind`` (no per-line Python work): the cut always
+    falls on a newline, so the kept prefix decodes cleanly.
+    """
+    data = text.encode("utf-8")
+    total_bytes = len(data)
+    newlines = data.count(b"\n")
+    total_lines = (newlines + (0 if data.endswith(b"\n") else 1)) if data else 0
     if total_lines <= max_lines and total_bytes <= max_bytes:
         return TruncationResult(
-            text,
-            False,
-            None,
-            total_lines,
-            total_bytes,
-            total_lines,
-            total_bytes,
-            max_lines,
+            text, False, None, total_lines, total_bytes, total_lines, total_bytes, max_lines,
             max_bytes,
-        )
-    first_bytes = len(lines[0].encode("utf-8"))
-    if first_bytes > max_bytes:
+        )  # fmt: skip
+    first_end = data.find(b"\n")
+    if (first_end if first_end >= 0 else total_bytes) > max_bytes:
         return TruncationResult(
-            "",
-            True,
-            "bytes",
-            total_lines,
-            total_bytes,
-            0,
-            0,
-            max_lines,
-            max_bytes,
+            "", True, "bytes", total_lines, total_bytes, 0, 0, max_lines, max_bytes,
             first_line_exceeds_limit=True,
-        )
-    kept: list[str] = []
-    used = 0
+        )  # fmt: skip
+    lines_end = _end_of_line(data, max_lines) if total_lines > max_lines else total_bytes
     truncated_by: Literal["lines", "bytes"] = "lines"
-    for index, line in enumerate(lines):
-        if index >= max_lines:
-            truncated_by = "lines"
-            break
-        size = len(line.encode("utf-8")) + (1 if index > 0 else 0)
-        if used + size > max_bytes:
-            truncated_by = "bytes"
-            break
-        kept.append(line)
-        used += size
-    else:
-        return _only_final_newline_dropped(kept, total_lines, total_bytes, max_lines, max_bytes)
-    content = "\n".join(kept)
+    end = lines_end
+    if lines_end > max_bytes:
+        truncated_by = "bytes"
+        end = data.rfind(b"\n", 0, max_bytes + 1)
+    kept = data[:end]
+    content = kept.decode("utf-8")
+    output_lines = kept.count(b"\n") + 1
+    if output_lines >= total_lines and end >= total_bytes - 1:
+        return TruncationResult(
+            content, False, None, total_lines, total_bytes, output_lines, len(kept), max_lines,
+            max_bytes,
+        )  # fmt: skip
     return TruncationResult(
-        content,
-        True,
-        truncated_by,
-        total_lines,
-        total_bytes,
-        len(kept),
-        len(content.encode("utf-8")),
-        max_lines,
+        content, True, truncated_by, total_lines, total_bytes, output_lines, len(kept), max_lines,
         max_bytes,
-    )
+    )  # fmt: skip
+
+
+def _end_of_line(data: bytes, count: int) -> int:
+    """Index of the newline that ends line ``count`` (1-based)."""
+    position = -1
+    for _ in range(count):
+        position = data.find(b"\n", position + 1)
+    return position
 
 
 def truncate_tail(
