@@ -494,3 +494,15 @@ async def test_grep_through_the_agent_loop(backend: str, tmp_path: Path):
     failed = results[1].content[0]
     assert isinstance(failed, TextContent)
     assert failed.text.startswith("Invalid search for pattern 'a(b'")
+
+
+async def test_a_directory_search_never_reads_secret_files(tmp_path: Path) -> None:
+    files = {
+        ".env": "API_TOKEN=alpha-secret\n",
+        ".env.local": "alpha local\n",
+        "keys/id_ed25519": "alpha key\n",
+        "cert.pem": "alpha pem\n",
+        "app.py": "alpha = 1\n",
+    }
+    text = await grep(make_tool("local", tmp_path, files), pattern="alpha")
+    assert text.splitlines() == ["app.py:1: alpha = 1"]

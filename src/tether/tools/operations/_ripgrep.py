@@ -60,6 +60,10 @@ _COMMON_ARGS = (
     "--no-require-git",  # .gitignore applies outside a git repository too
 )
 _EXCLUDE_GIT_DIR = ("--glob", "!.git")  # last, so no user glob can re-include it
+_SECRET_FILES = (".env", ".env.*", "id_rsa", "id_dsa", "id_ecdsa", "id_ed25519", "*.pem")
+_EXCLUDE_SECRETS = tuple(arg for name in _SECRET_FILES for arg in ("--glob", f"!{name}"))
+"""A directory search never reads secret files (a search of one named file is the path
+policy's call): their contents would otherwise reach the model through grep."""
 
 
 @functools.cache
@@ -118,7 +122,8 @@ class RipgrepOperations:
         if query.context > 0:
             args += ["--context", str(query.context)]
         glob_filter = _GlobFilter.for_glob(query.glob, searching_directory=target == ".")
-        args += [*glob_filter.args, *_EXCLUDE_GIT_DIR, "--regexp", query.pattern, "--", target]
+        args += [*glob_filter.args, *_EXCLUDE_GIT_DIR, *_EXCLUDE_SECRETS]
+        args += ["--regexp", query.pattern, "--", target]
 
         collector = _MatchCollector(query.limit, query.context, glob_filter.accepts)
         async with _running_ripgrep(
