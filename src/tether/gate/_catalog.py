@@ -136,10 +136,11 @@ def catalog_digest(tools: Iterable[AgentTool]) -> str:
 def _as_agent_tool(tool: Any) -> AgentTool:
     if isinstance(tool, AgentTool):
         return tool
-    if hasattr(tool, "governance") and hasattr(tool, "prompt_guidelines"):
-        from tether.tools import wrap_tool_definition  # tools import the gate, not vice versa
-
-        return wrap_tool_definition(tool)
+    as_agent_tool = getattr(tool, "as_agent_tool", None)  # a tether.tools.ToolDefinition
+    if callable(as_agent_tool):
+        converted = as_agent_tool()
+        if isinstance(converted, AgentTool):
+            return converted
     raise TypeError(f"Catalog.register takes an AgentTool or a ToolDefinition, got {tool!r}.")
 
 

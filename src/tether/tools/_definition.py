@@ -59,6 +59,10 @@ class ToolDefinition:
     render_result: Callable[[AgentToolResult, bool], str] | None = None
     governance: Any = None
 
+    def as_agent_tool(self) -> AgentTool:
+        """This definition wrapped with the default context (see :func:`wrap_tool_definition`)."""
+        return wrap_tool_definition(self)
+
 
 def wrap_tool_definition(
     definition: ToolDefinition, ctx_factory: Callable[[], ToolContext] | None = None
