@@ -1,12 +1,19 @@
 """tether — a Python agent runtime whose tools are governed.
 
-The package is layered; each layer imports only the ones below it:
+The package is layered; each layer imports only the ones below it (``ai`` ← ``agent`` ← ``gate``
+← ``tools``):
 
 - :mod:`tether.ai` (layer 1) describes what a model sees and says: content blocks, messages,
   tools as schemas, argument validation, streaming events and the scripted :mod:`tether.ai.faux`
   model. It never executes anything.
 - :mod:`tether.agent` (layer 2) executes: the agent loop, the five-step tool pipeline, parallel and
   sequential batches, abort, and the stateful :class:`tether.agent.Agent`.
+- :mod:`tether.gate` governs: what each tool may do (catalog, shell and path policies, the gate
+  with its modes, the AI reviewer, approvals by a person, redaction). It plugs into layer 2
+  through the before/after tool-call hooks.
+- :mod:`tether.tools` (layer 3) is the product's tools — read, write, edit, bash, grep, find, ls —
+  each reaching the system only through a small operations protocol, each declaring its
+  governance.
 """
 
 __version__ = "0.1.0"
