@@ -47,6 +47,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from tether.tools.operations._ripgrep import (
+    _COMMON_ARGS,
+    _EXCLUDE_GIT_DIR,
+    _EXCLUDE_SECRETS,
+    _GREP_OUTPUT_ARGS,
+)
+
 HERE = Path(__file__).resolve().parent
 TMP = Path(os.environ.get("TMPDIR") or "/tmp")
 DATA = TMP / "tether-bench"
@@ -64,22 +71,10 @@ EDIT_COUNT = 100
 # rg as the task describes it, and as tether's RipgrepOperations actually runs it.
 RG_GREP = ["--json", "--hidden", "--no-require-git", "-e", GREP_PATTERN]
 RG_GREP_TETHER = [
-    "--null",
-    "--line-number",
-    "--with-filename",
-    "--no-heading",
-    "--color",
-    "never",
-    "--field-match-separator",
-    ":",
-    "--field-context-separator",
-    "-",
-    "--no-context-separator",
-    "--no-config",
-    "--hidden",
-    "--no-require-git",
-    "--glob",
-    "!.git",
+    *_GREP_OUTPUT_ARGS,
+    *_COMMON_ARGS,
+    *_EXCLUDE_GIT_DIR,
+    *_EXCLUDE_SECRETS,
     "--regexp",
     GREP_PATTERN,
     "--",
@@ -89,15 +84,12 @@ RG_FIND = ["--files", "--hidden", "--no-require-git", "--glob", "*.py"]
 RG_FIND_TETHER = [
     "--files",
     "--null",
-    "--no-config",
-    "--hidden",
-    "--no-require-git",
+    *_COMMON_ARGS,
     "--type-add",
     "tether:*.py",
     "--type",
     "tether",
-    "--glob",
-    "!.git",
+    *_EXCLUDE_GIT_DIR,
     "--",
     ".",
 ]
