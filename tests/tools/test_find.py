@@ -199,6 +199,27 @@ async def test_gitignore_is_respected_and_git_dir_is_never_listed(
     assert (await find(tool, pattern="*")).splitlines() == [".gitignore", "src/a.txt"]
 
 
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize(
+    ("pattern", "expected"),
+    [
+        ("*", ["HEADER.md", "app.py", "sub/.github/ci.py", "vendor/lib/lib.py"]),
+        ("**/*.py", ["app.py", "sub/.github/ci.py", "vendor/lib/lib.py"]),
+        ("*HEAD*", ["HEADER.md"]),
+        (".git", ["No files found matching pattern"]),
+        ("**/.git/**", ["No files found matching pattern"]),
+    ],
+)
+async def test_no_git_directory_or_git_file_is_listed_at_any_depth(
+    backend: str, tmp_path: Path, pattern: str, expected: list[str]
+):
+    files = {".git/HEAD": "", ".git/hooks/pre_commit.py": "", "app.py": "", "HEADER.md": ""}
+    files |= {"vendor/lib/.git/HEAD": "", "vendor/lib/.git/x.py": "", "vendor/lib/lib.py": ""}
+    files |= {"sub/.git": "gitdir: ../.git/modules/sub\n", "sub/.github/ci.py": ""}
+    tool = make_tool(backend, tmp_path, files)
+    assert (await find(tool, pattern=pattern)).splitlines() == expected
+
+
 @pytest.mark.parametrize(
     ("pattern", "expected"),
     [
