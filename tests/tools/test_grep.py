@@ -496,7 +496,8 @@ async def test_grep_through_the_agent_loop(backend: str, tmp_path: Path):
     assert failed.text.startswith("Invalid search for pattern 'a(b'")
 
 
-async def test_a_directory_search_never_reads_secret_files(tmp_path: Path) -> None:
+@pytest.mark.parametrize("backend", BACKENDS)
+async def test_a_directory_search_never_reads_secret_files(backend: str, tmp_path: Path) -> None:
     files = {
         ".env": "API_TOKEN=alpha-secret\n",
         ".env.local": "alpha local\n",
@@ -504,5 +505,7 @@ async def test_a_directory_search_never_reads_secret_files(tmp_path: Path) -> No
         "cert.pem": "alpha pem\n",
         "app.py": "alpha = 1\n",
     }
-    text = await grep(make_tool("local", tmp_path, files), pattern="alpha")
-    assert text.splitlines() == ["app.py:1: alpha = 1"]
+    tool = make_tool(backend, tmp_path, files)
+    assert (await grep(tool, pattern="alpha")).splitlines() == ["app.py:1: alpha = 1"]
+    named = await grep(tool, pattern="alpha", path=str(tmp_path / ".env.local"))
+    assert named.splitlines() == [".env.local:1: alpha local"]

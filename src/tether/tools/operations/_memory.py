@@ -13,6 +13,7 @@ from tether.ai import AbortSignal
 
 from ._glob import compile_glob
 from ._protocols import DirEntry, FileStat, FindOutcome, GrepLine, GrepOutcome, GrepQuery
+from ._secret_files import is_secret_file
 
 __all__ = ["MemoryOperations"]
 
@@ -21,8 +22,8 @@ class MemoryOperations:
     """Implements the read, write, edit, ls, grep and find operations in memory.
 
     grep and find follow ripgrep's rules where they can (Python ``re`` for the regex, globs as
-    ripgrep reads them, ``.git`` skipped, files with a NUL byte treated as binary) but apply no
-    ignore files: every stored file is visible.
+    ripgrep reads them, ``.git`` skipped, files with a NUL byte treated as binary, secret files
+    never read by a directory search) but apply no ignore files: every stored file is visible.
     """
 
     def __init__(self, files: dict[str, bytes] | None = None) -> None:
@@ -105,7 +106,10 @@ class MemoryOperations:
             raise ValueError(f"regex parse error: {error}") from None
         lines: list[GrepLine] = []
         match_count = 0
+        searching_directory = posixpath.normpath(query.path) in self.directories
         for path, shown in self._search_targets(query.path, query.glob):
+            if searching_directory and is_secret_file(shown):
+                continue
             data = self.files[path]
             if b"\0" in data:
                 continue

@@ -42,6 +42,7 @@ from tether.ai import AbortSignal
 
 from ._glob import compile_glob
 from ._protocols import FindOutcome, GrepLine, GrepOutcome, GrepQuery
+from ._secret_files import SECRET_FILE_GLOBS
 
 if sys.platform == "linux":
     import fcntl
@@ -63,10 +64,7 @@ _EXCLUDE_GIT_DIR = ("--glob", "!.git")  # last, so no user glob can re-include i
 """grep's exclusion of git's own data. find filters it out itself (:func:`_outside_git_dir`):
 an override glob is tested against every path rg walks, which cost find a quarter of its time
 on a large tree, while the few hundred files of a packed ``.git`` cost rg next to nothing."""
-_SECRET_FILES = (".env", ".env.*", "id_rsa", "id_dsa", "id_ecdsa", "id_ed25519", "*.pem")
-_EXCLUDE_SECRETS = tuple(arg for name in _SECRET_FILES for arg in ("--glob", f"!{name}"))
-"""A directory search never reads secret files (a search of one named file is the path
-policy's call): their contents would otherwise reach the model through grep."""
+_EXCLUDE_SECRETS = tuple(arg for glob in SECRET_FILE_GLOBS for arg in ("--glob", f"!{glob}"))
 
 
 @functools.cache
