@@ -17,6 +17,7 @@ read, and a listing is sorted here rather than by rg (``--sort`` walks on one th
 
 from __future__ import annotations
 
+import _thread
 import asyncio
 import bisect
 import concurrent.futures
@@ -32,7 +33,6 @@ import subprocess
 import sys
 import sysconfig
 import tempfile
-import threading
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from operator import itemgetter
@@ -439,9 +439,9 @@ class _RipgrepRun:
             owned_by_thread = opened.pop_all()
         self._done: concurrent.futures.Future[bool] = concurrent.futures.Future()
         self._done.set_running_or_notify_cancel()  # runs to the end, even for a cancelled call
-        threading.Thread(
-            target=self._run, args=(read_end, stderr, owned_by_thread), name="rg", daemon=True
-        ).start()
+        # Not threading.Thread: its start() waits until the new thread runs, which took
+        # milliseconds once rg was busy on every core. _run reports everything through _done.
+        _thread.start_new_thread(self._run, (read_end, stderr, owned_by_thread))
 
     async def finish(self) -> int | None:
         """Wait for rg to end; its exit code, or ``None`` if it was killed for stopping early.
