@@ -10,8 +10,9 @@
    through the bash tool: throughput and peak RSS of the tether process; the spill file must hold
    every byte (it is deleted afterwards). Peers: the same command run with ``subprocess``
    ``> /dev/null``, into a file, and into a pipe that Python reads and discards.
-5. grep / find over a large tree (default: this interpreter's site-packages, plus the peers'
-   site-packages under ``$TMPDIR/tether-peers`` when installed): the grep tool (``def __init__``,
+5. grep / find over a large tree (default: this interpreter's site-packages, plus, when the peers
+   are installed under ``$TMPDIR/tether-peers``, their site-packages and that whole folder with
+   its Node packages): the grep tool (``def __init__``,
    limit 100000 and the default 100) and the find tool (``**/*.py``, limit 1000000) against ``rg``
    run directly with the equivalent flags, its output read fully from a pipe; also against ``rg``
    with exactly the argv tether uses, which separates tether's Python cost from its flag choice.
@@ -20,7 +21,8 @@
 
 Every measurement runs in a fresh subprocess of this script (so the peak RSS,
 ``getrusage(RUSAGE_SELF).ru_maxrss``, is that case's own) and times only the call itself, not the
-interpreter start. Reported figures are medians of 3 runs (1 with ``--quick``), tether and peer
+interpreter start. Reported figures are medians of 3 runs (1 with ``--quick``; 5x as many for
+read, grep and find, whose cases take milliseconds), tether and peer
 runs interleaved, after one untimed warm-up run of the cheap cases. ``--profile`` adds one more run
 of each tether case under cProfile (not counted in the figures) and writes its top functions to
 ``profile_tools_<case>.txt`` beside the ``--out`` file.
@@ -60,7 +62,8 @@ HERE = Path(__file__).resolve().parent
 TMP = Path(os.environ.get("TMPDIR") or "/tmp")
 DATA = TMP / "tether-bench"
 RG = os.path.join(sysconfig.get_path("scripts"), "rg")
-PEERS_SITE = TMP / "tether-peers" / "venv" / "lib" / "python3.11" / "site-packages"
+PEERS = TMP / "tether-peers"  # made by ../shared/bench/peers/setup.sh
+PEERS_SITE = PEERS / "venv" / "lib" / "python3.11" / "site-packages"
 
 LINE_BYTES = 100
 READ_FILES = {"10 MB": 10_000_000, "1 GB": 1_000_000_000}
@@ -69,7 +72,7 @@ BASH_BYTES = 1_000_000_000 + 1_000_000_000 // 100 - 1  # fold puts no newline af
 GREP_PATTERN = "def __init__"
 EDIT_LINES = 100_000  # x 100 bytes = 10 MB
 EDIT_COUNT = 100
-SEARCH_REPS_FACTOR = 5
+FAST_REPS_FACTOR = 5  # for the cases that take milliseconds, where noise weighs most
 
 # rg as the task describes it, and as tether's RipgrepOperations actually runs it.
 RG_GREP = ["--json", "--hidden", "--no-require-git", "-e", GREP_PATTERN]
@@ -382,11 +385,14 @@ def profile(
 def bench_read(args: argparse.Namespace) -> list[str]:
     files = {label: ensure_text_file(size) for label, size in READ_FILES.items()}
     cases = {label: ("read", {"path": str(path)}) for label, path in files.items()}
-    results = measure(cases, args.reps, warm_up=not args.quick)
+    reps = args.reps * FAST_REPS_FACTOR
+    results = measure(cases, reps, warm_up=not args.quick)
     profile(args, cases, {"10 MB": "read_10MB", "1 GB": "read_1GB"})
     small, large = results["10 MB"], results["1 GB"]
     lines = [
         "## 3. read: first 2,000 lines (`limit=2000`) of a text file of 100-byte lines",
+        "",
+        f"Median of {reps} runs per file.",
         "",
         "| file | wall ms | peak RSS MB | RSS MB before the call | lines returned |",
         "|---|---:|---:|---:|---:|",
@@ -445,18 +451,17 @@ def bench_bash(args: argparse.Namespace) -> list[str]:
 
 def default_trees() -> list[Path]:
     trees = [Path(sysconfig.get_path("purelib"))]
-    if PEERS_SITE.is_dir():
-        trees.append(PEERS_SITE)
+    if PEERS_SITE.is_dir():  # the peers' Python packages, then those and their Node packages
+        trees += [PEERS_SITE, PEERS]
     return trees
 
 
 def bench_search(args: argparse.Namespace) -> list[str]:
-    reps = args.reps * SEARCH_REPS_FACTOR
+    reps = args.reps * FAST_REPS_FACTOR
     lines = [
         "## 5. grep / find against `rg` run directly",
         "",
-        f"Median of {reps} runs per case (a case takes milliseconds, so it is run "
-        f"{SEARCH_REPS_FACTOR}x as often as the others).",
+        f"Median of {reps} runs per case.",
         "",
     ]
     for number, tree in enumerate(args.tree or default_trees()):
@@ -596,8 +601,8 @@ def main() -> None:
         "",
         f"Run {started} on {machine()}; Python {platform.python_version()} "
         f"({platform.python_implementation()}); load average {load_before[0]:.2f} before, "
-        f"{load_after[0]:.2f} after. Median of {args.reps} run{'s' if args.reps > 1 else ''}, "
-        "each case in a fresh process (wall time of the call only; peak RSS = "
+        f"{load_after[0]:.2f} after. Median of {args.reps} run{'s' if args.reps > 1 else ''} "
+        "where a section says no other, each case in a fresh process (wall time of the call only; peak RSS = "
         "`ru_maxrss` of that process). Command: "
         f"`.venv/bin/python bench/tools.py{' --quick' if args.quick else ''}`.",
         "",
