@@ -602,8 +602,8 @@ def main() -> None:
         f"Run {started} on {machine()}; Python {platform.python_version()} "
         f"({platform.python_implementation()}); load average {load_before[0]:.2f} before, "
         f"{load_after[0]:.2f} after. Median of {args.reps} run{'s' if args.reps > 1 else ''} "
-        "where a section says no other, each case in a fresh process (wall time of the call only; peak RSS = "
-        "`ru_maxrss` of that process). Command: "
+        "where a section says no other, each case in a fresh process (wall time of the call "
+        "only; peak RSS = `ru_maxrss` of that process). Command: "
         f"`.venv/bin/python bench/tools.py{' --quick' if args.quick else ''}`.",
         "",
     ]
