@@ -200,6 +200,45 @@ async def test_hidden_paths_replace_the_defaults(workspace: Path, outside: Path)
     assert (result.exit_code, output) == (0, "-----BEGIN OPENSSH PRIVATE KEY-----\n")
 
 
+SECRET_ENV = {
+    "OPENAI_API_KEY": "sk-test-0123",
+    "GITHUB_TOKEN": "ghp_test",
+    "AWS_SECRET_ACCESS_KEY": "aws-secret",
+    "DB_PASSWORD": "hunter2",
+    "npm_config__auth": "dXNlcjpwYXNz",
+    "DATABASE_URL": "postgres://app:pw@db.internal/app",
+}
+PLAIN_ENV = {"MY_SETTING": "kept", "PROXY_URL": "http://proxy.internal:3128", "KEYBOARD": "us"}
+
+
+@requires_bwrap
+async def test_secret_environment_variables_are_unset(
+    workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name, value in (SECRET_ENV | PLAIN_ENV).items():
+        monkeypatch.setenv(name, value)
+    result, output = await sandboxed("env", BubblewrapSandbox(str(workspace)))
+    seen = dict(line.split("=", 1) for line in output.splitlines() if "=" in line)
+    assert result.exit_code == 0
+    assert not set(SECRET_ENV) & set(seen)
+    assert not [value for value in SECRET_ENV.values() if value in output]
+    assert {name: seen.get(name) for name in PLAIN_ENV} == PLAIN_ENV
+    assert seen["PATH"] == os.environ["PATH"]
+
+
+@requires_bwrap
+async def test_hidden_env_replaces_the_defaults(
+    workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-0123")
+    monkeypatch.setenv("INTERNAL_ENDPOINT", "https://internal")
+    sandbox = BubblewrapSandbox(str(workspace), hidden_env=["internal_*"])
+    result, output = await sandboxed(
+        'echo "${OPENAI_API_KEY-unset} ${INTERNAL_ENDPOINT-unset}"', sandbox
+    )
+    assert (result.exit_code, output) == (0, "sk-test-0123 unset\n")
+
+
 CONNECT = (
     "{python} -c \"import socket; socket.create_connection(('127.0.0.1', {port}), timeout=2)\""
 )

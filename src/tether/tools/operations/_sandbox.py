@@ -21,7 +21,10 @@ Inside, the command sees:
 - its own PID, IPC and UTS namespaces, a new session (no terminal to inject keystrokes into), no
   network unless ``allow_network``, no capabilities even when tether runs as root (``bwrap`` as
   root would otherwise keep them all, and ``mount -o remount,rw /`` would undo the read-only
-  root), and ``HOME`` set to ``home``; the rest of the environment is kept.
+  root), and ``HOME`` set to ``home``;
+- no secrets in its environment: every variable whose name matches one of ``hidden_env`` (by
+  default :data:`DEFAULT_HIDDEN_ENV`: API keys, tokens, passwords, ...) or whose value is a URL
+  with a password in it (``postgres://user:pw@host/db``) is unset; the rest is kept.
 
 ``--die-with-parent`` and the PID namespace together mean that when the command exits, is killed,
 or tether dies, every process inside dies with it: background processes never outlive the
@@ -30,16 +33,18 @@ command in the sandbox.
 
 from __future__ import annotations
 
+import fnmatch
 import functools
 import glob
 import logging
 import os
+import re
 import shutil
 import subprocess
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
-__all__ = ["DEFAULT_HIDDEN_PATHS", "BubblewrapSandbox"]
+__all__ = ["DEFAULT_HIDDEN_ENV", "DEFAULT_HIDDEN_PATHS", "BubblewrapSandbox"]
 
 _logger = logging.getLogger(__name__)
 
@@ -66,6 +71,26 @@ DEFAULT_HIDDEN_PATHS: tuple[str, ...] = (
 )
 """Secrets hidden by default. ``~`` is the sandbox's ``home``; glob wildcards are expanded."""
 
+DEFAULT_HIDDEN_ENV: tuple[str, ...] = (
+    "*_KEY",
+    "*_KEY_*",
+    "*APIKEY*",
+    "*TOKEN*",
+    "*SECRET*",
+    "*PASSWORD*",
+    "*PASSWD*",
+    "*PASSPHRASE*",
+    "*CREDENTIAL*",
+    "*_AUTH",
+    "*_AUTH_*",
+    "*COOKIE*",
+    "*_DSN",
+    "*PRIVATE*",
+)
+"""Names of environment variables unset in the sandbox (case-insensitive ``fnmatch`` globs).
+API keys reach a sandboxed command's output, and so the model, as easily as a file would."""
+
+_URL_WITH_PASSWORD = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://[^/@\s:]*:[^/@\s]+@")
 _PROBE_TIMEOUT_SECONDS = 10.0
 _ISOLATION = (
     "--die-with-parent",
@@ -83,7 +108,8 @@ class BubblewrapSandbox:
     """How to run a command under ``bwrap`` with only ``workspace`` writable.
 
     Directories are resolved (symlinks included) when the sandbox is made. ``home`` defaults to
-    this user's home directory; ``hidden_paths`` replaces :data:`DEFAULT_HIDDEN_PATHS`.
+    this user's home directory; ``hidden_paths`` replaces :data:`DEFAULT_HIDDEN_PATHS` and
+    ``hidden_env`` replaces :data:`DEFAULT_HIDDEN_ENV`.
     """
 
     def __init__(
@@ -94,12 +120,14 @@ class BubblewrapSandbox:
         hidden_paths: Sequence[str] | None = None,
         extra_writable: Sequence[str] = (),
         home: str | None = None,
+        hidden_env: Sequence[str] | None = None,
     ) -> None:
         self.workspace = os.path.realpath(workspace)
         self.allow_network = allow_network
         self.hidden_paths = tuple(DEFAULT_HIDDEN_PATHS if hidden_paths is None else hidden_paths)
         self.extra_writable = tuple(os.path.realpath(path) for path in extra_writable)
         self.home = os.path.abspath(home if home is not None else os.path.expanduser("~"))
+        self.hidden_env = tuple(DEFAULT_HIDDEN_ENV if hidden_env is None else hidden_env)
 
     @staticmethod
     def available() -> bool:
@@ -137,9 +165,21 @@ class BubblewrapSandbox:
             else:
                 arguments += ["--dev-bind", "/dev/null", path]
         arguments += ["--setenv", "HOME", self.home]
+        for name in self.secret_env_names(os.environ):
+            arguments += ["--unsetenv", name]
         arguments += ["--chdir", os.path.abspath(cwd) if cwd is not None else self.workspace]
         arguments += ["--", *argv]
         return arguments
+
+    def secret_env_names(self, environment: Mapping[str, str]) -> list[str]:
+        """The names in ``environment`` that the sandbox unsets, sorted."""
+        patterns = [pattern.upper() for pattern in self.hidden_env]
+        return sorted(
+            name
+            for name, value in environment.items()
+            if any(fnmatch.fnmatchcase(name.upper(), pattern) for pattern in patterns)
+            or _URL_WITH_PASSWORD.match(value)
+        )
 
     def _existing_hidden_paths(self) -> list[str]:
         """Every hidden path that exists now, and the target of each one that is a symlink."""
