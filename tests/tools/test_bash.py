@@ -30,9 +30,11 @@ from tether.tools._definition import ToolContext, ToolDefinition, wrap_tool_defi
 from tether.tools._output_spill import SpillingOutput
 from tether.tools._truncate import truncate_tail
 from tether.tools.bash import create_bash_tool
+from tether.tools.operations import MemoryOperations
 from tether.tools.operations._local_exec import LocalExecOperations
 from tether.tools.operations._protocols import ExecResult
 from tether.tools.operations._sandbox import BubblewrapSandbox
+from tether.tools.read import create_read_tool
 
 # --- helpers -----------------------------------------------------------------------------------
 
@@ -287,6 +289,7 @@ async def test_cancelling_the_call_kills_the_whole_tree(tmp_path: Path) -> None:
 
 RUN_AND_HANG_PY = """
 import asyncio
+from tether.tools.operations import MemoryOperations
 from tether.tools.operations._local_exec import LocalExecOperations
 
 asyncio.run(LocalExecOperations().exec(
@@ -504,7 +507,7 @@ PIECES = [b"a", b"\n", "é".encode(), b"\xff", b"line\n", "€".encode()[:2]]
     )
 )
 def test_spilling_output_shows_what_truncate_tail_would(chunks: list[bytes]) -> None:
-    output = SpillingOutput(max_lines=7, max_bytes=100)
+    output = SpillingOutput(LocalExecOperations().create_output_file, max_lines=7, max_bytes=100)
     for chunk in chunks:
         output.feed(chunk)
     view = output.view()
@@ -557,6 +560,83 @@ async def test_tool_reaches_processes_only_through_its_operations(tmp_path: Path
     assert calls[0]["command"] == "make"
     assert calls[0]["cwd"] == str(tmp_path)
     assert calls[0]["timeout"] == 1.5
+
+
+class MemoryShell:
+    """A backend whose commands "run" elsewhere: ``exec`` prints ``lines`` lines, and the
+    output file is made in a :class:`MemoryOperations` tree — the other machine's files."""
+
+    def __init__(self, files: MemoryOperations, lines: int, *, fail: Exception | None = None):
+        self.files = files
+        self.lines = lines
+        self.fail = fail
+        self.made: list[str] = []
+
+    def create_output_file(self, prefix: str) -> MemoryOutputFile:
+        if self.fail is not None:
+            raise self.fail
+        path = f"/remote-tmp/{prefix}{len(self.made)}.log"
+        self.made.append(path)
+        self.files.make_dir("/remote-tmp")
+        return MemoryOutputFile(self.files, path)
+
+    async def exec(self, command: str, **options: Any) -> ExecResult:
+        for number in range(1, self.lines + 1):
+            options["on_output"](f"{number}\n".encode())
+        return ExecResult(0)
+
+
+class MemoryOutputFile:
+    def __init__(self, files: MemoryOperations, path: str) -> None:
+        self.files, self.path, self.parts = files, path, list[bytes]()
+
+    def write(self, data: bytes) -> None:
+        self.parts.append(data)
+
+    def close(self) -> None:
+        self.files.files[self.path] = b"".join(self.parts)
+
+
+async def test_the_spill_file_is_made_by_the_operations_where_commands_run(
+    tmp_path: Path,
+) -> None:
+    files = MemoryOperations()
+    shell = MemoryShell(files, 3000)
+    result = await run(create_bash_tool(str(tmp_path), operations=shell), {"command": "remote"})
+    path = "/remote-tmp/tether-bash-0.log"
+    assert shell.made == [path] and result.details["full_output_path"] == path
+    assert text_of(result).endswith(f"Full output: {path}]")
+    read = create_read_tool("/", operations=files)
+    shown = await run(read, {"path": path, "offset": 2999})
+    assert text_of(shown) == "2999\n3000"
+
+
+@pytest.mark.parametrize(
+    "failure", [OSError(28, "No space left on device"), RuntimeError("backend is gone")]
+)
+async def test_an_output_file_that_cannot_be_made_is_reported_not_fatal(
+    tmp_path: Path, failure: Exception
+) -> None:
+    shell = MemoryShell(MemoryOperations(), 3000, fail=failure)
+    result = await run(create_bash_tool(str(tmp_path), operations=shell), {"command": "remote"})
+    text = text_of(result)
+    assert text.startswith("1001\n") and "3000\n" in text
+    assert text.endswith(f"The full output could not be saved: {failure}]")
+    assert result.details["full_output_path"] is None
+
+
+async def test_operations_without_an_output_file_still_run_large_commands(tmp_path: Path) -> None:
+    class OnlyExec:
+        async def exec(self, command: str, **options: Any) -> ExecResult:
+            options["on_output"](b"x\n" * 3000)
+            return ExecResult(0)
+
+    result = await run(create_bash_tool(str(tmp_path), operations=OnlyExec()), {"command": "c"})
+    assert result.details["exit_code"] == 0
+    assert text_of(result).endswith(
+        "The full output could not be saved: 'OnlyExec' object has no attribute "
+        "'create_output_file']"
+    )
 
 
 # --- through the agent loop --------------------------------------------------------------------

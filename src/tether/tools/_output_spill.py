@@ -3,17 +3,16 @@
 A command may print gigabytes; the model sees at most the last 2000 lines / 50 KiB, cut exactly as
 :func:`truncate_tail` would cut the whole output. :class:`SpillingOutput` keeps everything in
 memory only while the output is within those caps. The moment it exceeds them, everything
-received so far is written to a temp file (``tether-bash-*.log``) and every later chunk is
-appended, while memory keeps only a tail just long enough to reproduce the cut — so the file
-always holds the full output from its first byte, and memory stays bounded however much arrives.
+received so far is written to a file that the bash operations make (``tether-bash-*.log`` in the
+temp directory of the machine the command runs on) and every later chunk is appended, while
+memory keeps only a tail just long enough to reproduce the cut — so the file always holds the
+full output from its first byte, and memory stays bounded however much arrives.
 """
 
 from __future__ import annotations
 
-import os
-import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import BinaryIO
 
 from ._truncate import (
     DEFAULT_MAX_BYTES,
@@ -22,6 +21,7 @@ from ._truncate import (
     format_size,
     truncate_tail,
 )
+from .operations._protocols import OutputFile
 
 __all__ = ["OutputView", "SpillingOutput"]
 
@@ -51,16 +51,20 @@ class SpillingOutput:
     """Collects a command's output chunk by chunk; :meth:`view` renders the model's part of it.
 
     Call :meth:`close` when the command is done (the spill file is closed; views still work).
-    A spill file that cannot be written is reported in the notice instead of failing the command.
+    ``create_file(prefix)`` makes the spill file (:meth:`BashOperations.create_output_file`).
+    A spill file that cannot be made or written is reported in the notice instead of failing the
+    command.
     """
 
     def __init__(
         self,
+        create_file: Callable[[str], OutputFile],
         *,
         max_lines: int = DEFAULT_MAX_LINES,
         max_bytes: int = DEFAULT_MAX_BYTES,
         file_prefix: str = "tether-bash-",
     ) -> None:
+        self._create_file = create_file
         self._max_lines = max_lines
         self._max_bytes = max_bytes
         self._file_prefix = file_prefix
@@ -69,7 +73,7 @@ class SpillingOutput:
         self._total_bytes = 0
         self._newlines = 0
         self._spilling = False
-        self._file: BinaryIO | None = None
+        self._file: OutputFile | None = None
         self._path: str | None = None
         self._spill_error: str | None = None
         self._closed = False
@@ -119,8 +123,12 @@ class SpillingOutput:
     def close(self) -> None:
         self._closed = True
         if self._file is not None:
-            self._file.close()
-            self._file = None
+            file, self._file = self._file, None
+            try:
+                file.close()
+            except Exception as error:  # the output it holds may be incomplete: say so
+                self._spill_error = str(error) or type(error).__name__
+                self._path = None
 
     def _notice(self, cut: TruncationResult) -> str:
         if self._path is not None:
@@ -141,12 +149,11 @@ class SpillingOutput:
         """Start the spill file with everything so far (nothing has been trimmed yet)."""
         self._spilling = True
         try:
-            descriptor, path = tempfile.mkstemp(prefix=self._file_prefix, suffix=".log")
-        except OSError as error:
-            self._spill_error = str(error)
+            self._file = self._create_file(self._file_prefix)
+        except Exception as error:  # a backend's failure must not fail the command
+            self._spill_error = str(error) or type(error).__name__
             return
-        self._file = os.fdopen(descriptor, "wb")
-        self._path = path
+        self._path = self._file.path
         self._write(bytes(self._tail))
 
     def _write(self, data: bytes) -> None:
@@ -154,7 +161,7 @@ class SpillingOutput:
             return
         try:
             self._file.write(data)
-        except OSError as error:
-            self._spill_error = str(error)
+        except Exception as error:  # a backend's failure must not fail the command
+            self._spill_error = str(error) or type(error).__name__
             self._path = None
             self.close()

@@ -36,7 +36,7 @@ from ._output_spill import OutputView, SpillingOutput
 from ._paths import resolve_path
 from ._truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, format_size
 from .operations._local_exec import LocalExecOperations
-from .operations._protocols import BashOperations, ExecResult
+from .operations._protocols import BashOperations, ExecResult, OutputFile
 from .operations._sandbox import BubblewrapSandbox
 
 __all__ = ["PROGRESS_INTERVAL_SECONDS", "create_bash_tool"]
@@ -87,7 +87,7 @@ def create_bash_tool(
             timeout = default_timeout
         elif not _is_valid_timeout(timeout):
             raise ToolError(f"timeout must be a finite number of seconds above 0, got {timeout!r}.")
-        output = SpillingOutput()
+        output = SpillingOutput(_output_file_maker(ops))
         progress = _ThrottledProgress(on_update, lambda: _partial_result(output.view()))
 
         def on_output(chunk: bytes) -> None:
@@ -161,6 +161,16 @@ def create_bash_tool(
         metadata={"sandboxed": sandboxed},
     )
     return govern_builtin(definition, cwd)
+
+
+def _output_file_maker(ops: BashOperations) -> Callable[[str], OutputFile]:
+    """``ops.create_output_file``, looked up only when output overflows: operations written
+    without it still run commands, and only the spill file is reported as missing."""
+
+    def create_output_file(prefix: str) -> OutputFile:
+        return ops.create_output_file(prefix)
+
+    return create_output_file
 
 
 def _bash_operations(

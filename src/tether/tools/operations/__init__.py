@@ -1,7 +1,7 @@
 """The seams between tools and the system: one small protocol per tool, and implementations.
 
 ``LocalOperations`` implements them all on this machine; ``MemoryOperations`` implements the
-file ones (read, write, edit, ls) over an in-memory tree.
+file ones (read, write, edit, ls, and grep / find) over an in-memory tree.
 """
 
 from ._local import LocalOperations
@@ -20,6 +20,7 @@ from ._protocols import (
     GrepOutcome,
     GrepQuery,
     LsOperations,
+    OutputFile,
     ReadOperations,
     WriteOperations,
 )
@@ -40,6 +41,7 @@ __all__ = [
     "LocalOperations",
     "LsOperations",
     "MemoryOperations",
+    "OutputFile",
     "ReadOperations",
     "WriteOperations",
 ]

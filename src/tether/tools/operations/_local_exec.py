@@ -31,12 +31,13 @@ import os
 import shutil
 import signal as signals
 import sys
+import tempfile
 from collections.abc import Callable, Mapping
-from typing import Any, Literal
+from typing import Any, BinaryIO, Literal
 
 from tether.ai import AbortSignal
 
-from ._protocols import ExecResult
+from ._protocols import ExecResult, OutputFile
 from ._sandbox import BubblewrapSandbox
 
 __all__ = ["LocalExecOperations"]
@@ -54,6 +55,7 @@ _Outcome = Literal["exited", "timed_out", "aborted"]
 
 class LocalExecOperations:
     """``exec``: run a shell command in its own session; timeout and abort kill its whole tree.
+    ``create_output_file``: a temp file for output too large to show.
 
     With ``sandbox``, every command runs inside it (see the module docstring); ``sandbox`` is
     kept as an attribute so a tool can tell that its commands are sandboxed.
@@ -61,6 +63,11 @@ class LocalExecOperations:
 
     def __init__(self, *, sandbox: BubblewrapSandbox | None = None) -> None:
         self.sandbox = sandbox
+
+    def create_output_file(self, prefix: str) -> OutputFile:
+        """A new file ``PREFIX*.log`` in this machine's temp directory (outside any sandbox)."""
+        descriptor, path = tempfile.mkstemp(prefix=prefix, suffix=".log")
+        return _LocalOutputFile(path, os.fdopen(descriptor, "wb"))
 
     async def exec(
         self,
@@ -120,6 +127,18 @@ class LocalExecOperations:
         if outcome == "exited":
             return ExecResult(process.returncode)
         return ExecResult(None, timed_out=outcome == "timed_out", aborted=outcome == "aborted")
+
+
+class _LocalOutputFile:
+    def __init__(self, path: str, handle: BinaryIO) -> None:
+        self.path = path
+        self._handle = handle
+
+    def write(self, data: bytes) -> None:
+        self._handle.write(data)
+
+    def close(self) -> None:
+        self._handle.close()
 
 
 async def _wait_for_exit(

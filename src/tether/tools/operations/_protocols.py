@@ -28,6 +28,7 @@ __all__ = [
     "GrepOutcome",
     "GrepQuery",
     "LsOperations",
+    "OutputFile",
     "ReadOperations",
     "WriteOperations",
 ]
@@ -91,7 +92,28 @@ class ExecResult:
     aborted: bool = False
 
 
+class OutputFile(Protocol):
+    """A file receiving a command's full output: written in order, then closed once."""
+
+    @property
+    def path(self) -> str:
+        """Where the file is, as this backend's file tools open it."""
+        ...
+
+    def write(self, data: bytes) -> None:
+        """Append ``data``; raises ``OSError`` when it cannot be stored."""
+        ...
+
+    def close(self) -> None: ...
+
+
 class BashOperations(Protocol):
+    def create_output_file(self, prefix: str) -> OutputFile:
+        """A new, empty file for a command's output too large to show, on the machine where
+        commands run, so that the read tool over the same backend can open the path the
+        result names. Raises ``OSError`` when no file can be made."""
+        ...
+
     async def exec(
         self,
         command: str,
