@@ -208,6 +208,17 @@ def test_null_for_a_required_property_is_an_error() -> None:
     assert "null" in error.errors[0].reason
 
 
+@pytest.mark.parametrize(
+    ("value", "shown"),
+    [(float("inf"), "Infinity"), (float("-inf"), "-Infinity"), (float("nan"), "NaN")],
+)
+def test_a_non_finite_number_is_named_as_such_at_its_path(value: float, shown: str) -> None:
+    error = rejection({"origin": {"x": value}}, REF_TOOL)
+    assert [(e.path, e.reason) for e in error.errors] == [
+        ("origin.x", f"{shown} is not a finite number")
+    ]
+
+
 def test_nested_objects_and_arrays_are_coerced() -> None:
     result = validate(
         {

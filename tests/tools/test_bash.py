@@ -190,14 +190,31 @@ async def test_default_timeout_applies_when_the_model_gives_none(tmp_path: Path)
     assert message == "begun\n\nCommand timed out after 0.3 seconds"
 
 
-@pytest.mark.parametrize("timeout", [0, -1, "inf", "-inf", "nan", "soon"])
-async def test_invalid_timeout_is_refused_by_validation(tmp_path: Path, timeout: object) -> None:
+@pytest.mark.parametrize(
+    ("timeout", "reason"),
+    [
+        (0, "0 is less than or equal to the minimum of 0"),
+        (-1, "-1 is less than or equal to the minimum of 0"),
+        ("inf", '"inf" is not of type "number"'),
+        ("-inf", '"-inf" is not of type "number"'),
+        ("nan", '"nan" is not of type "number"'),
+        ("soon", '"soon" is not of type "number"'),
+        (float("inf"), "Infinity is not a finite number"),
+        (float("-inf"), "-Infinity is not a finite number"),
+        (float("nan"), "NaN is not a finite number"),
+    ],
+)
+async def test_invalid_timeout_is_refused_by_validation(
+    tmp_path: Path, timeout: object, reason: str
+) -> None:
     marker = tmp_path / "marker"
     _, result = await agent_run(
         create_bash_tool(str(tmp_path)), {"command": f"touch {marker}", "timeout": timeout}
     )
     assert result.is_error
-    assert "timeout" in text_of(result)
+    assert text_of(result).startswith(
+        f'Invalid arguments for tool "bash":\n  - timeout: {reason}\n'
+    )
     assert not marker.exists()
 
 

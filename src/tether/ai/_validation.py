@@ -100,7 +100,9 @@ class _SchemaValidator:
         if self.validator.is_valid(arguments):
             return copy_json(arguments)
         coerced = coerce_to_schema(arguments, self.schema, self.schema)
-        errors = [_argument_error(error) for error in self.validator.iter_errors(coerced)]
+        errors = [
+            _argument_error(error, coerced) for error in self.validator.iter_errors(coerced)
+        ]
         if errors:
             raise ToolArgumentsError(tool_name, errors, arguments)
         return coerced
@@ -154,14 +156,26 @@ def _model_validator(model: type[pydantic.BaseModel]) -> _ModelValidator:
     return _ModelValidator(model)
 
 
-def _argument_error(error: Any) -> ArgumentError:
-    """A missing property is reported at its own path, so the model sees what to add."""
+def _argument_error(error: Any, arguments: Any) -> ArgumentError:
+    """A missing property is reported at its own path, so the model sees what to add; a
+    non-finite number (JSON has none; the validator sees ``null``) is named as what it is."""
     kind = error.kind
+    path = list(error.instance_path)
     if isinstance(kind, jsonschema_rs.ValidationErrorKind.Required):
-        return ArgumentError(
-            _format_path([*error.instance_path, kind.property]), "required property is missing"
-        )
-    return ArgumentError(_format_path(error.instance_path), error.message)
+        return ArgumentError(_format_path([*path, kind.property]), "required property is missing")
+    value = _value_at(arguments, path)
+    if isinstance(value, float) and not math.isfinite(value):
+        return ArgumentError(_format_path(path), f"{_render(value)} is not a finite number")
+    return ArgumentError(_format_path(path), error.message)
+
+
+def _value_at(value: Any, path: list[Any]) -> Any:
+    for part in path:
+        try:
+            value = value[part]
+        except (KeyError, IndexError, TypeError):
+            return None
+    return value
 
 
 def _format_path(parts: Any) -> str:
