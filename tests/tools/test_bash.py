@@ -90,6 +90,33 @@ def assert_dead_soon(pid: int, within: float = 5.0) -> None:
         time.sleep(0.01)
 
 
+class ProcessTree:
+    """Every process the call started, seen by psutil: descendants of this test process that
+    were not there before (the reaper keeps orphans and setsid daemons below it)."""
+
+    def __init__(self) -> None:
+        self._before = set(psutil.Process().children(recursive=True))
+        self.members: set[psutil.Process] = set()
+
+    async def snapshot_when_ready(self, updates: list[AgentToolResult]) -> None:
+        deadline = time.monotonic() + 10
+        while not any("ready" in text_of(update) for update in updates):
+            assert time.monotonic() < deadline, "the command never reported ready"
+            await asyncio.sleep(0.01)
+        self.members = set(psutil.Process().children(recursive=True)) - self._before
+
+    def pids(self) -> set[int]:
+        return {process.pid for process in self.members}
+
+    def assert_all_dead_soon(self, within: float = 5.0) -> None:
+        deadline = time.monotonic() + within
+        alive = self.members
+        while alive := {process for process in alive if not is_dead(process.pid)}:
+            pids = sorted(process.pid for process in alive)
+            assert time.monotonic() < deadline, f"still alive: {pids}"
+            time.sleep(0.01)
+
+
 def kill_if_alive(pid: int) -> None:
     """Clean up a daemon a test left behind (its zombie is reaped by its new parent, init)."""
     try:
@@ -247,13 +274,26 @@ TREE_COMMAND = (
 )
 
 
+def assert_tree_dead(tree: ProcessTree, tmp_path: Path) -> None:
+    """Every process of the tree dies: the recorded ones, the shells, the foreground sleep."""
+    recorded = {int((tmp_path / name).read_text()) for name in ("child.pid", "grandchild.pid")}
+    assert recorded <= tree.pids()
+    assert len(tree.pids()) >= 5  # reaper, bash (or the sleep it execs last), sleep x2, sh
+    tree.assert_all_dead_soon()
+
+
 async def test_timeout_kills_the_whole_tree(tmp_path: Path) -> None:
+    tree = ProcessTree()
+    updates: list[AgentToolResult] = []
+    watcher = asyncio.create_task(tree.snapshot_when_ready(updates))
     message = await run_error(
-        create_bash_tool(str(tmp_path), sandbox=False), {"command": TREE_COMMAND, "timeout": 2}
+        create_bash_tool(str(tmp_path), sandbox=False),
+        {"command": TREE_COMMAND, "timeout": 2},
+        updates=updates,
     )
+    await watcher
     assert message == "ready\n\nCommand timed out after 2 seconds"
-    for name in ("child.pid", "grandchild.pid"):
-        assert_dead_soon(int((tmp_path / name).read_text()))
+    assert_tree_dead(tree, tmp_path)
 
 
 async def abort_when_ready(updates: list[AgentToolResult], controller: AbortController) -> None:
@@ -266,8 +306,10 @@ async def abort_when_ready(updates: list[AgentToolResult], controller: AbortCont
 
 
 async def test_abort_kills_the_whole_tree(tmp_path: Path) -> None:
+    tree = ProcessTree()
     controller = AbortController()
     updates: list[AgentToolResult] = []
+    await_snapshot = asyncio.create_task(tree.snapshot_when_ready(updates))
     aborter = asyncio.create_task(abort_when_ready(updates, controller))
     message = await asyncio.wait_for(
         run_error(
@@ -279,9 +321,9 @@ async def test_abort_kills_the_whole_tree(tmp_path: Path) -> None:
         30,
     )
     await aborter
+    await await_snapshot
     assert message == "ready\n\nCommand aborted"
-    for name in ("child.pid", "grandchild.pid"):
-        assert_dead_soon(int((tmp_path / name).read_text()))
+    assert_tree_dead(tree, tmp_path)
 
 
 async def test_cancelling_the_call_kills_the_whole_tree(tmp_path: Path) -> None:
@@ -360,6 +402,8 @@ async def test_double_forked_setsid_daemons_die_too(tmp_path: Path, how: str, st
     params: dict[str, Any] = {"command": daemon_command(tmp_path, how)}
     controller = AbortController()
     updates: list[AgentToolResult] = []
+    tree = ProcessTree()
+    watcher = asyncio.create_task(tree.snapshot_when_ready(updates))
     aborter = None
     if stop == "timeout":
         params["timeout"] = 3
@@ -372,12 +416,13 @@ async def test_double_forked_setsid_daemons_die_too(tmp_path: Path, how: str, st
     finally:
         if aborter is not None:
             aborter.cancel()
+    await watcher
     assert message.startswith("ready\n\nCommand ")
     daemon = int((tmp_path / "daemon.pid").read_text())
     shell = int((tmp_path / "shell.pid").read_text())
     try:
-        assert_dead_soon(daemon)
-        assert_dead_soon(shell)
+        assert {daemon, shell} <= tree.pids()  # the daemon is still in the reaper's tree
+        tree.assert_all_dead_soon()
     finally:
         kill_if_alive(daemon)
 
