@@ -192,6 +192,20 @@ async def test_output_is_capped_at_50_kib_with_notice(backend: str, tmp_path: Pa
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
+async def test_output_is_capped_at_2000_lines_with_notice(backend: str, tmp_path: Path):
+    tool = make_tool(backend, tmp_path, {"many.txt": "".join(f"hit {n}\n" for n in range(2500))})
+    text = await grep(tool, pattern="hit", limit=5000)
+    shown, notice = text.split("\n\n")
+    kept = shown.split("\n")
+    assert len(kept) == 2000
+    assert (kept[0], kept[-1]) == ("many.txt:1: hit 0", "many.txt:2000: hit 1999")
+    assert notice == (
+        "[Output capped at 2000 lines: showing 2000 of 2500 lines. "
+        "Narrow the search with path or glob, or refine pattern, to see the rest]"
+    )
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
 async def test_missing_path_is_an_error_naming_it(backend: str, tmp_path: Path):
     tool = make_tool(backend, tmp_path, TREE)
     with pytest.raises(ToolError, match=r"^Path not found: no/such/dir$"):

@@ -3,6 +3,7 @@ limit and the output cap with their notices, and clear errors — on a real temp
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +13,7 @@ from tether.agent import ToolError
 from tether.ai import TextContent
 from tether.ai.faux import FauxModel, faux_message, faux_text, faux_tool_call
 from tether.tools.ls import create_ls_tool
+from tether.tools.operations import DirEntry, MemoryOperations
 
 from .file_workspace import (
     WORKSPACE_KINDS,
@@ -177,3 +179,27 @@ async def test_default_operations_list_this_machine(tmp_path: Path) -> None:
     result = await call(tool, {}, str(tmp_path))
     assert text_of(result.content) == "file\nreal/"
     assert set(tool.parameters["properties"]) == {"path", "limit"}
+
+
+class RefusingMemory(MemoryOperations):
+    async def list_dir(self, path: str) -> list[DirEntry]:
+        raise PermissionError(13, "Permission denied", path)
+
+
+async def test_a_directory_that_cannot_be_listed_is_permission_denied() -> None:
+    operations = RefusingMemory()
+    operations.make_dir("/srv/private")
+    tool = create_ls_tool("/srv", operations=operations)
+    with pytest.raises(ToolError, match=r"^Permission denied: cannot list private\.$"):
+        await call(tool, {"path": "private"}, "/srv")
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root may list anything")
+async def test_an_unreadable_directory_is_permission_denied(tmp_path: Path) -> None:
+    (tmp_path / "private").mkdir(mode=0o000)
+    try:
+        tool = create_ls_tool(str(tmp_path))
+        with pytest.raises(ToolError, match=r"^Permission denied: cannot list private\.$"):
+            await call(tool, {"path": "private"}, str(tmp_path))
+    finally:
+        (tmp_path / "private").chmod(0o755)

@@ -13,7 +13,7 @@ import pytest
 from tether.agent import ToolError
 from tether.ai import TextContent
 from tether.ai.faux import FauxModel, faux_message, faux_text, faux_tool_call
-from tether.tools.operations import LocalOperations
+from tether.tools.operations import LocalOperations, MemoryOperations
 from tether.tools.write import create_write_tool
 
 from .file_workspace import (
@@ -191,3 +191,43 @@ def test_schema_names_and_describes_both_parameters() -> None:
     assert all("description" in spec for spec in tool.parameters["properties"].values())
     assert tool.governance is not None
     assert tool.parameters["properties"]["content"]["x-review"] == "redact"
+
+
+class RefusingMemory(MemoryOperations):
+    """An in-memory tree whose writes fail the way a file system refuses them."""
+
+    def __init__(self, error: OSError) -> None:
+        super().__init__()
+        self.error = error
+
+    async def write_file(self, path: str, data: bytes) -> None:
+        raise self.error
+
+
+@pytest.mark.parametrize(
+    ("error", "message"),
+    [
+        (PermissionError(13, "Permission denied"), "Permission denied: cannot write out.txt."),
+        (OSError(28, "No space left on device"), "Cannot write out.txt: No space left on device."),
+        (OSError(30, "Read-only file system"), "Cannot write out.txt: Read-only file system."),
+    ],
+)
+async def test_refused_writes_are_clear_errors(error: OSError, message: str) -> None:
+    tool = create_write_tool("/srv", operations=RefusingMemory(error))
+    with pytest.raises(ToolError) as caught:
+        await call(tool, {"path": "out.txt", "content": "x"}, "/srv")
+    assert str(caught.value) == message
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root may write anywhere")
+async def test_a_read_only_directory_is_permission_denied(tmp_path: Path) -> None:
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    locked.chmod(0o555)
+    try:
+        tool = create_write_tool(str(tmp_path), operations=LocalOperations())
+        with pytest.raises(ToolError, match=r"^Permission denied: cannot write locked/a\.txt\.$"):
+            await call(tool, {"path": "locked/a.txt", "content": "x"}, str(tmp_path))
+        assert list(locked.iterdir()) == []
+    finally:
+        locked.chmod(0o755)
