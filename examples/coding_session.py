@@ -13,12 +13,18 @@ from __future__ import annotations
 import asyncio
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 from tether.agent import Agent, AgentEvent
 from tether.ai import AssistantMessage, Context, TextContent, ToolResultMessage
 from tether.ai.faux import FauxModel, faux_message, faux_tool_call
-from tether.tools import build_system_prompt, create_coding_tools, wrap_tool_definition
+from tether.tools import (
+    ToolDefinition,
+    build_system_prompt,
+    create_coding_tools,
+    wrap_tool_definition,
+)
 
 PROGRAM = """def average(values):
     return sum(values) / len(values) + 1
@@ -61,17 +67,28 @@ def report(context: Context) -> AssistantMessage:
     return faux_message(f"Fixed. The program now prints: {last_result(context).strip()}")
 
 
-def show(event: AgentEvent) -> None:
-    if event.type == "tool_execution_start":
-        print(f"  -> {event.tool_name} {event.args}")
-    elif event.type == "tool_execution_end":
-        text = "".join(b.text for b in event.result.content if isinstance(b, TextContent))
-        status = "error" if event.is_error else "ok"
-        print(
-            f"  <- {event.tool_name} [{status}]\n"
-            + "\n".join(f"     {line}" for line in text.splitlines())
-        )
-    elif (
+def show_with(definitions: list[ToolDefinition]) -> Callable[[AgentEvent], None]:
+    """An event listener printing each call and result the way its tool renders them, then
+    what the model is shown."""
+    by_name = {definition.name: definition for definition in definitions}
+
+    def show(event: AgentEvent) -> None:
+        if event.type == "tool_execution_start":
+            render_call = by_name[event.tool_name].render_call
+            print(f"  -> {render_call(event.args) if render_call else event.tool_name}")
+        elif event.type == "tool_execution_end":
+            render_result = by_name[event.tool_name].render_result
+            summary = render_result(event.result, event.is_error) if render_result else ""
+            text = "".join(b.text for b in event.result.content if isinstance(b, TextContent))
+            print(f"  <- {summary}\n" + "\n".join(f"     | {line}" for line in text.splitlines()))
+        else:
+            show_assistant_text(event)
+
+    return show
+
+
+def show_assistant_text(event: AgentEvent) -> None:
+    if (
         event.type == "message_end"
         and isinstance(event.message, AssistantMessage)
         and (text := event.message.text())
@@ -98,7 +115,7 @@ async def main(workspace: Path) -> None:
         system_prompt=build_system_prompt(definitions, cwd=str(workspace)),
         tools=[wrap_tool_definition(d) for d in definitions],
     )
-    agent.subscribe(show)
+    agent.subscribe(show_with(definitions))
     print(f"workspace: {workspace}\nuser: stats.py prints the wrong average; fix it and run it.")
     await agent.prompt("stats.py prints the wrong average; fix it and run it.")
     print(f"\nstats.py is now:\n{(workspace / 'stats.py').read_text(encoding='utf-8')}")

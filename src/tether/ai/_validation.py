@@ -100,9 +100,7 @@ class _SchemaValidator:
         if self.validator.is_valid(arguments):
             return copy_json(arguments)
         coerced = coerce_to_schema(arguments, self.schema, self.schema)
-        errors = [
-            _argument_error(error, coerced) for error in self.validator.iter_errors(coerced)
-        ]
+        errors = [_argument_error(error, coerced) for error in self.validator.iter_errors(coerced)]
         if errors:
             raise ToolArgumentsError(tool_name, errors, arguments)
         return coerced

@@ -34,6 +34,7 @@ from ._builtin_governance import govern_builtin
 from ._definition import ToolContext, ToolDefinition
 from ._output_spill import OutputView, SpillingOutput
 from ._paths import resolve_path
+from ._rendering import CALL_RENDERERS, RESULT_RENDERERS
 from ._truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, format_size
 from .operations._local_exec import LocalExecOperations
 from .operations._protocols import BashOperations, ExecResult, OutputFile
@@ -122,6 +123,8 @@ def create_bash_tool(
     )
     definition = ToolDefinition(
         name="bash",
+        render_call=CALL_RENDERERS["bash"],
+        render_result=RESULT_RENDERERS["bash"],
         label="Bash",
         description=(
             "Run a bash command in the working directory; stdout and stderr are returned "

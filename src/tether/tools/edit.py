@@ -24,6 +24,7 @@ from ._edit_diff import first_changed_line, unified_diff
 from ._edit_matching import EditsRejected, apply_edits
 from ._mutation_queue import with_file_mutation_queue
 from ._paths import resolve_path
+from ._rendering import CALL_RENDERERS, RESULT_RENDERERS
 from .operations._local import LocalOperations
 from .operations._protocols import EditOperations
 
@@ -132,6 +133,8 @@ def create_edit_tool(cwd: str, *, operations: EditOperations | None = None) -> T
 
     definition = ToolDefinition(
         name="edit",
+        render_call=CALL_RENDERERS["edit"],
+        render_result=RESULT_RENDERERS["edit"],
         label="Edit",
         description=_DESCRIPTION,
         parameters=_PARAMETERS,

@@ -15,6 +15,7 @@ from tether.ai import AbortError, AbortSignal, TextContent
 from ._builtin_governance import govern_builtin
 from ._definition import ToolContext, ToolDefinition
 from ._paths import resolve_path
+from ._rendering import CALL_RENDERERS, RESULT_RENDERERS
 from ._truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, format_size, truncate_head
 from .operations._local import LocalOperations
 from .operations._protocols import FindOperations, FindOutcome
@@ -81,6 +82,8 @@ def create_find_tool(cwd: str, *, operations: FindOperations | None = None) -> T
 
     definition = ToolDefinition(
         name="find",
+        render_call=CALL_RENDERERS["find"],
+        render_result=RESULT_RENDERERS["find"],
         label="find",
         description=_DESCRIPTION,
         parameters=_PARAMETERS,

@@ -18,6 +18,7 @@ from tether.ai import AbortError, AbortSignal, TextContent
 from ._builtin_governance import govern_builtin
 from ._definition import ToolContext, ToolDefinition
 from ._paths import resolve_path
+from ._rendering import CALL_RENDERERS, RESULT_RENDERERS
 from ._truncate import (
     DEFAULT_MAX_BYTES,
     DEFAULT_MAX_LINES,
@@ -120,6 +121,8 @@ def create_grep_tool(cwd: str, *, operations: GrepOperations | None = None) -> T
 
     definition = ToolDefinition(
         name="grep",
+        render_call=CALL_RENDERERS["grep"],
+        render_result=RESULT_RENDERERS["grep"],
         label="grep",
         description=_DESCRIPTION,
         parameters=_PARAMETERS,

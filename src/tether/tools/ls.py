@@ -16,6 +16,7 @@ from tether.ai import AbortSignal, TextContent
 from ._builtin_governance import govern_builtin
 from ._definition import ToolContext, ToolDefinition
 from ._paths import resolve_path
+from ._rendering import CALL_RENDERERS, RESULT_RENDERERS
 from ._truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, format_size, truncate_head
 from .operations._protocols import DirEntry, LsOperations
 
@@ -75,6 +76,8 @@ def create_ls_tool(cwd: str, *, operations: LsOperations | None = None) -> ToolD
 
     definition = ToolDefinition(
         name="ls",
+        render_call=CALL_RENDERERS["ls"],
+        render_result=RESULT_RENDERERS["ls"],
         label="List",
         description=(
             "List a directory's entries, sorted case-insensitively, including dotfiles; "

@@ -28,6 +28,7 @@ from ._builtin_governance import govern_builtin
 from ._definition import ToolContext, ToolDefinition
 from ._images import IMAGE_MAX_SIDE, ImageDecodeError, detect_image_mime_type, prepare_image
 from ._paths import resolve_path
+from ._rendering import CALL_RENDERERS, RESULT_RENDERERS
 from ._truncate import (
     DEFAULT_MAX_BYTES,
     DEFAULT_MAX_LINES,
@@ -266,6 +267,8 @@ def create_read_tool(
 
     definition = ToolDefinition(
         name="read",
+        render_call=CALL_RENDERERS["read"],
+        render_result=RESULT_RENDERERS["read"],
         label="Read",
         description=(
             "Read a file. Text comes back as stored, up to "

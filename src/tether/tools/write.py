@@ -18,6 +18,7 @@ from ._builtin_governance import govern_builtin
 from ._definition import ToolContext, ToolDefinition
 from ._mutation_queue import with_file_mutation_queue
 from ._paths import resolve_path
+from ._rendering import CALL_RENDERERS, RESULT_RENDERERS
 from .operations._protocols import WriteOperations
 
 __all__ = ["create_write_tool"]
@@ -80,6 +81,8 @@ def create_write_tool(cwd: str, *, operations: WriteOperations | None = None) ->
 
     definition = ToolDefinition(
         name="write",
+        render_call=CALL_RENDERERS["write"],
+        render_result=RESULT_RENDERERS["write"],
         label="Write",
         description=(
             "Write a file: create it, or replace its whole content. Parent directories are "
