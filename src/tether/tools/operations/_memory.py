@@ -2,10 +2,13 @@
 
 Keys of ``files`` are absolute POSIX paths; directories exist implicitly (every parent of a file)
 or explicitly (``make_dir``). Writes replace the bytes in one step, so they are atomic by nature.
+Reading and writing a whole file yield to the event loop, as real I/O does, so that concurrent
+tool calls interleave here as they would on a disk (and a missing mutation queue shows).
 """
 
 from __future__ import annotations
 
+import asyncio
 import posixpath
 import re
 
@@ -61,9 +64,12 @@ class MemoryOperations:
         return self._read(path)[offset : offset + length]
 
     async def read_file(self, path: str) -> bytes:
-        return self._read(path)
+        data = self._read(path)
+        await asyncio.sleep(0)  # as real I/O would: others run between a read and a write
+        return data
 
     async def write_file(self, path: str, data: bytes) -> None:
+        await asyncio.sleep(0)
         self._store(path, data)
 
     async def real_path(self, path: str) -> str:
