@@ -4,14 +4,16 @@ and the working directory; ``create_coding_tools`` names, order, errors and para
 
 from __future__ import annotations
 
+import functools
 import re
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tether.agent import AgentTool, AgentToolResult
-from tether.ai import AbortSignal, TextContent
+from tether.agent import AgentContext, AgentLoopConfig, AgentTool, AgentToolResult, agent_loop
+from tether.ai import AbortSignal, TextContent, ToolResultMessage, UserMessage
+from tether.ai.faux import FauxModel, faux_message, faux_text, faux_tool_call
 from tether.tools import (
     ContextFile,
     ToolContext,
@@ -222,6 +224,42 @@ def test_prompt_changes_when_the_tool_set_changes() -> None:
         f"- read: {by_name['read'].prompt_snippet}",
         f"- edit: {by_name['edit'].prompt_snippet}",
     ]
+
+
+async def test_the_loop_rebuilds_the_prompt_when_a_result_activates_a_tool(tmp_path: Path) -> None:
+    """BEHAVIOR §5 and §7 end to end: a result adds ``grep``; the next request lists it."""
+    cwd = str(tmp_path)
+    (tmp_path / "a.txt").write_text("needle\n")
+    read, grep = create_coding_tools(cwd, names=("read", "grep"))
+
+    async def unlock(call_id: str, params: Any, signal: Any, on_update: Any) -> AgentToolResult:
+        return AgentToolResult([TextContent("search is on")], added_tool_names=["grep"])
+
+    enable_search = AgentTool("enable_search", "Enable", "Turn on search.", {}, unlock)
+    model = FauxModel(
+        [
+            faux_message(faux_tool_call("enable_search", {})),
+            faux_message(faux_tool_call("grep", {"pattern": "needle"})),
+            faux_message(faux_text("found it")),
+        ]
+    )
+    config = AgentLoopConfig(
+        model=model.model,
+        stream_fn=model.stream,
+        available_tools=[wrap_tool_definition(grep)],
+        system_prompt_for=functools.partial(build_system_prompt, cwd=cwd),
+    )
+    context = AgentContext("", [], [wrap_tool_definition(read), enable_search])
+    stream = agent_loop([UserMessage("find the needle")], context, config)
+    _ = [event async for event in stream]
+    messages = await stream.result()
+
+    first, second, _third = (request.system_prompt for request in model.contexts)
+    assert first == build_system_prompt([read], cwd=cwd)
+    assert second == build_system_prompt([read, grep], cwd=cwd)
+    assert f"- grep: {grep.prompt_snippet}" in second and "- grep:" not in first
+    found = [m for m in messages if isinstance(m, ToolResultMessage) and m.tool_name == "grep"]
+    assert [(m.is_error, m.content) for m in found] == [(False, [TextContent("a.txt:1: needle")])]
 
 
 def test_empty_tool_set_still_has_cwd() -> None:

@@ -12,6 +12,7 @@ from typing import Any
 
 from tether.ai import AbortController, AssistantMessage, Model, StreamFn, UserMessage
 
+from ._dynamic_tools import activate_added_tools
 from ._errors import AgentBusyError
 from ._event_stream import AgentEventStream
 from ._loop import agent_loop, agent_loop_continue
@@ -27,6 +28,7 @@ from ._types import (
     MessageUpdate,
     ToolExecutionEnd,
     ToolExecutionStart,
+    TurnEnd,
 )
 
 __all__ = ["Agent", "AgentState", "Listener"]
@@ -83,9 +85,17 @@ class Agent:
                 f"Unknown Agent option(s): {', '.join(sorted(unknown))}. "
                 f"Valid loop options: {', '.join(sorted(_LOOP_OPTIONS))}."
             )
+        prompt_builder = loop_options.get("system_prompt_for")
+        if prompt_builder is not None and system_prompt:
+            raise TypeError(
+                "Give system_prompt or system_prompt_for, not both: system_prompt_for builds "
+                "the system prompt from the active tools."
+            )
         self.state = AgentState(system_prompt, model, list(tools), list(messages))
         self.stream_fn = stream_fn
         self.loop_options = loop_options
+        self._tool_set_config = AgentLoopConfig(model=model, stream_fn=stream_fn, **loop_options)
+        self._sync_tool_set(self.state.messages, rebuild_prompt=True)
         self._listeners: list[Listener] = []
         self._steering: list[AgentMessage] = []
         self._follow_ups: list[AgentMessage] = []
@@ -135,8 +145,20 @@ class Agent:
         return unsubscribe
 
     def set_tools(self, tools: Iterable[AgentTool]) -> None:
-        """Replace the tool set; it applies from the next run on."""
+        """Replace the tool set; it applies from the next run on. Tools the transcript
+        activated (``added_tool_names``) stay active, and ``system_prompt_for`` rebuilds the
+        system prompt."""
         self.state.tools = list(tools)
+        self._sync_tool_set(self.state.messages, rebuild_prompt=True)
+
+    def _sync_tool_set(self, messages: Iterable[AgentMessage], *, rebuild_prompt: bool) -> None:
+        """Activate the tools ``messages`` add (see :mod:`._dynamic_tools`), as the loop does."""
+        state, config = self.state, self._tool_set_config
+        context = AgentContext(state.system_prompt, [], state.tools)
+        activate_added_tools(context, messages, config)
+        if rebuild_prompt and config.system_prompt_for is not None:
+            context.system_prompt = config.system_prompt_for(list(state.tools))
+        state.system_prompt = context.system_prompt
 
     def clear_queues(self) -> None:
         self._steering.clear()
@@ -210,6 +232,8 @@ class Agent:
             state.pending_tool_calls.add(event.tool_call_id)
         elif isinstance(event, ToolExecutionEnd):
             state.pending_tool_calls.discard(event.tool_call_id)
+        elif isinstance(event, TurnEnd):
+            self._sync_tool_set(event.tool_results, rebuild_prompt=False)
         elif isinstance(event, AgentEnd):
             last = event.messages[-1] if event.messages else None
             if isinstance(last, AssistantMessage) and last.stop_reason in ("error", "aborted"):

@@ -27,6 +27,7 @@ from tether.ai import (
 )
 from tether.ai._validation import parameters_schema
 
+from ._dynamic_tools import activate_added_tools, start_tool_set
 from ._event_stream import AgentEventStream, Emit
 from ._pipeline import describe_error, execute_tool_calls, refuse_tool_calls
 from ._types import (
@@ -115,6 +116,7 @@ async def _run(
     emit: Emit,
 ) -> None:
     first_turn = True
+    start_tool_set(context, config)
     pending = await _poll(config.get_steering_messages)
     while True:
         wants_tools = True
@@ -151,6 +153,7 @@ async def _run(
                 results = outcome.results
                 context.messages.extend(results)
                 new_messages.extend(results)
+                activate_added_tools(context, results, config)
                 wants_tools = not outcome.terminate
             emit(TurnEnd(message, results))
             if signal.aborted:

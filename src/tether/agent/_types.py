@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeAlias
 
@@ -149,7 +149,8 @@ class AgentLoopConfig:
     """How one run behaves. Only ``model`` and ``stream_fn`` are required.
 
     ``abort_grace`` is how long (seconds) tools may take to stop after an abort before the loop
-    cancels them; ``api_key`` is handed to the stream function.
+    cancels them; ``api_key`` is handed to the stream function. ``available_tools`` and
+    ``system_prompt_for``: dynamic tools (see :mod:`tether.agent._dynamic_tools`).
     """
 
     model: Model
@@ -167,6 +168,11 @@ class AgentLoopConfig:
     get_follow_up_messages: Callable[[], Awaitable[list[AgentMessage]]] | None = None
     abort_grace: float = 1.0
     api_key: str | None = None
+    available_tools: Sequence[AgentTool] = ()
+    """Tools a result may activate by name (``added_tool_names``), from that point on."""
+    system_prompt_for: Callable[[list[AgentTool]], str] | None = None
+    """Builds the system prompt from the active tools: at the start of a run (replacing the
+    context's) and whenever a result activates tools."""
 
 
 @dataclass(slots=True)

@@ -2,7 +2,9 @@
 
 Rebuild it whenever the active tool set changes: it lists each active tool that has a
 ``prompt_snippet``, then the active tools' ``prompt_guidelines`` (each once, in first-seen
-order), then the project's context files and the working directory.
+order), then the project's context files and the working directory. Given as the loop's (or the
+``Agent``'s) ``system_prompt_for=functools.partial(build_system_prompt, cwd=...)``, it is rebuilt
+at the start of every run and whenever a result activates tools.
 """
 
 from __future__ import annotations

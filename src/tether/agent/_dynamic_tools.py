@@ -1,0 +1,67 @@
+"""Dynamic tools (BEHAVIOR §5): a tool result activates tools, anchored in the transcript.
+
+A result's ``added_tool_names`` (stored on its :class:`~tether.ai.ToolResultMessage`) makes
+those tools of :attr:`AgentLoopConfig.available_tools` active from that point on: the next
+request shows them to the model. Because the names live in the transcript, replaying a
+transcript — continuing it, or handing it to a new :class:`~tether.agent.Agent` — activates
+the same tools at the same point. Whenever the active set changes, and at the start of a run,
+:attr:`AgentLoopConfig.system_prompt_for` (when given) rebuilds the system prompt from it
+(BEHAVIOR §7).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable
+
+from tether.ai import ToolResultMessage
+
+from ._types import AgentContext, AgentLoopConfig, AgentMessage
+
+__all__ = ["activate_added_tools", "start_tool_set"]
+
+_log = logging.getLogger("tether.agent")
+
+
+def start_tool_set(context: AgentContext, config: AgentLoopConfig) -> None:
+    """Before a run's first request: the tools the transcript so far activated, and the
+    system prompt for the resulting set."""
+    activate_added_tools(context, context.messages, config)
+    if config.system_prompt_for is not None:
+        context.system_prompt = config.system_prompt_for(list(context.tools))
+
+
+def activate_added_tools(
+    context: AgentContext, messages: Iterable[AgentMessage], config: AgentLoopConfig
+) -> bool:
+    """Make active, in ``context.tools``, each available tool the tool results among
+    ``messages`` name and that is not active yet; rebuild the system prompt if any was.
+
+    Returns whether the active set changed. A name with no available tool is logged and
+    skipped: a tool cannot conjure up another that the application did not offer.
+    """
+    available = {tool.name: tool for tool in config.available_tools}
+    active = {tool.name for tool in context.tools}
+    changed = False
+    for message in messages:
+        if not isinstance(message, ToolResultMessage) or not message.added_tool_names:
+            continue
+        for name in message.added_tool_names:
+            if name in active:
+                continue
+            tool = available.get(name)
+            if tool is None:
+                _log.warning(
+                    "tool result %s of %r adds unknown tool %r; it is not among the "
+                    "available tools, so it stays inactive",
+                    message.tool_call_id,
+                    message.tool_name,
+                    name,
+                )
+                continue
+            context.tools.append(tool)
+            active.add(name)
+            changed = True
+    if changed and config.system_prompt_for is not None:
+        context.system_prompt = config.system_prompt_for(list(context.tools))
+    return changed

@@ -1,0 +1,169 @@
+"""Dynamic tools (BEHAVIOR §5, §7): a result's ``added_tool_names`` activates available tools from
+that transcript point on, a replayed transcript activates the same ones, and the system prompt is
+rebuilt whenever the active set changes."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import pytest
+
+from tether.agent import (
+    Agent,
+    AgentContext,
+    AgentLoopConfig,
+    AgentTool,
+    AgentToolResult,
+    agent_loop_continue,
+)
+from tether.ai import TextContent, ToolResultMessage, UserMessage
+from tether.ai.faux import FauxModel, faux_message, faux_text, faux_tool_call
+
+from .support import Recorder, echo_tool, make_tool, run, text_of
+
+
+def unlocking_tool(*names: str) -> AgentTool:
+    """A tool whose result activates ``names``."""
+
+    async def execute(tool_call_id: str, params: Any, signal: Any, on_update: Any) -> Any:
+        return AgentToolResult([TextContent("unlocked")], added_tool_names=list(names))
+
+    return make_tool("unlock", execute)
+
+
+def prompt_for(tools: list[AgentTool]) -> str:
+    return "tools: " + ",".join(tool.name for tool in tools)
+
+
+def shown_tools(model: FauxModel) -> list[list[str]]:
+    """The tool names of each request the model received."""
+    return [[tool.name for tool in context.tools] for context in model.contexts]
+
+
+async def test_an_added_tool_is_shown_and_callable_from_the_next_turn() -> None:
+    calls = Recorder()
+    model = FauxModel(
+        [
+            faux_message(faux_tool_call("unlock", {})),
+            faux_message(faux_tool_call("search", {"text": "found"})),
+            faux_message(faux_text("done")),
+        ]
+    )
+    outcome = await run(
+        model,
+        [unlocking_tool("search")],
+        available_tools=[echo_tool("search", calls)],
+        system_prompt_for=prompt_for,
+    )
+    assert shown_tools(model) == [["unlock"], ["unlock", "search"], ["unlock", "search"]]
+    assert [context.system_prompt for context in model.contexts] == [
+        "tools: unlock",
+        "tools: unlock,search",
+        "tools: unlock,search",
+    ]
+    results = outcome.tool_results
+    assert [(r.tool_name, r.is_error, r.added_tool_names) for r in results] == [
+        ("unlock", False, ["search"]),
+        ("search", False, None),
+    ]
+    assert calls.params == [{"text": "found"}]
+
+
+async def test_an_available_tool_is_not_callable_before_it_is_added() -> None:
+    calls = Recorder()
+    model = FauxModel(
+        [faux_message(faux_tool_call("search", {"text": "x"})), faux_message(faux_text("ok"))]
+    )
+    available = [echo_tool("search", calls)]
+    outcome = await run(model, [unlocking_tool("search")], available_tools=available)
+    [result] = outcome.tool_results
+    assert result.is_error
+    assert text_of(result) == 'Tool "search" not found. Available tools: unlock.'
+    assert calls.params == []
+    assert shown_tools(model) == [["unlock"], ["unlock"]]
+
+
+async def test_a_replayed_transcript_activates_the_same_tools() -> None:
+    history = [
+        UserMessage("earlier"),
+        faux_message(faux_tool_call("unlock", {}, id="u1")),
+        ToolResultMessage("u1", "unlock", [TextContent("unlocked")], None, False, ["search"]),
+        faux_message(faux_text("search is unlocked")),
+        UserMessage("now search"),
+    ]
+    model = FauxModel([faux_message(faux_text("searching"))])
+    context = AgentContext("stale prompt", history, [unlocking_tool("search")])
+    config = AgentLoopConfig(
+        model=model.model,
+        stream_fn=model.stream,
+        available_tools=[echo_tool("search")],
+        system_prompt_for=prompt_for,
+    )
+    stream = agent_loop_continue(context, config)
+    _ = [event async for event in stream]
+    assert shown_tools(model) == [["unlock", "search"]]
+    assert model.contexts[0].system_prompt == "tools: unlock,search"
+    assert [tool.name for tool in context.tools] == ["unlock"]  # the caller's context is kept
+
+
+async def test_an_unknown_added_name_is_logged_and_nothing_else_changes(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    model = FauxModel([faux_message(faux_tool_call("unlock", {})), faux_message(faux_text("ok"))])
+    with caplog.at_level(logging.WARNING, logger="tether.agent"):
+        outcome = await run(
+            model, [unlocking_tool("nothing-like-it")], system_prompt_for=prompt_for
+        )
+    assert not outcome.tool_results[0].is_error
+    assert shown_tools(model) == [["unlock"], ["unlock"]]
+    assert "adds unknown tool 'nothing-like-it'" in caplog.text
+
+
+async def test_the_agent_keeps_the_activated_set_and_a_new_agent_replays_it() -> None:
+    model = FauxModel(
+        [
+            faux_message(faux_tool_call("unlock", {})),
+            faux_message(faux_text("unlocked")),
+            faux_message(faux_tool_call("search", {"text": "again"})),
+            faux_message(faux_text("done")),
+        ]
+    )
+    options: dict[str, Any] = {
+        "available_tools": [echo_tool("search")],
+        "system_prompt_for": prompt_for,
+    }
+    agent = Agent(
+        model=model.model, stream_fn=model.stream, tools=[unlocking_tool("search")], **options
+    )
+    assert agent.state.system_prompt == "tools: unlock"
+    await agent.prompt("unlock search")
+    assert [tool.name for tool in agent.state.tools] == ["unlock", "search"]
+    assert agent.state.system_prompt == "tools: unlock,search"
+
+    agent.set_tools([unlocking_tool("search"), echo_tool("echo")])
+    assert [tool.name for tool in agent.state.tools] == ["unlock", "echo", "search"]
+    assert agent.state.system_prompt == "tools: unlock,echo,search"
+
+    restored = Agent(
+        model=model.model,
+        stream_fn=model.stream,
+        tools=[unlocking_tool("search")],
+        messages=agent.state.messages,
+        **options,
+    )
+    assert [tool.name for tool in restored.state.tools] == ["unlock", "search"]
+    new = await restored.prompt("search again")
+    assert shown_tools(model)[-2:] == [["unlock", "search"], ["unlock", "search"]]
+    assert [m.is_error for m in new if isinstance(m, ToolResultMessage)] == [False]
+
+
+def test_system_prompt_and_its_builder_are_exclusive() -> None:
+    model = FauxModel([])
+    with pytest.raises(TypeError, match="not both"):
+        Agent(
+            model=model.model,
+            stream_fn=model.stream,
+            system_prompt="fixed",
+            system_prompt_for=prompt_for,
+        )
