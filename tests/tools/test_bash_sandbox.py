@@ -206,24 +206,64 @@ SECRET_ENV = {
     "AWS_SECRET_ACCESS_KEY": "aws-secret",
     "DB_PASSWORD": "hunter2",
     "npm_config__auth": "dXNlcjpwYXNz",
-    "DATABASE_URL": "postgres://app:pw@db.internal/app",
+    "DATABASE_URL": "postgres://app:p/w@db.internal/app",
+    "MYSQL_PWD": "mysql-secret",
+    "GH_PAT": "pat-secret",
+    "SLACK_WEBHOOK_URL": "https://hooks.example/services/T0/B0/webhook-secret",
+    "AZURE_STORAGE_CONNECTION_STRING": "AccountName=a;AccountKey=azure-secret",
+    "GIT_REMOTE": "https://ghp_0123456789abcdef0123456789abcdef0123@github.com/o/r.git",
+    "SEVERAL_URLS": "http://ok.example https://user:url-secret@db.example",
 }
 PLAIN_ENV = {"MY_SETTING": "kept", "PROXY_URL": "http://proxy.internal:3128", "KEYBOARD": "us"}
+PRINT_BOTH_ENVIRONMENTS = "env; echo ---; tr '\\0' '\\n' < /proc/1/environ"
 
 
 @requires_bwrap
-async def test_secret_environment_variables_are_unset(
+async def test_secret_environment_variables_never_reach_the_sandbox(
     workspace: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """Neither the command nor bwrap (PID 1 inside, whose environment anyone there can read)."""
     for name, value in (SECRET_ENV | PLAIN_ENV).items():
         monkeypatch.setenv(name, value)
-    result, output = await sandboxed("env", BubblewrapSandbox(str(workspace)))
-    seen = dict(line.split("=", 1) for line in output.splitlines() if "=" in line)
+    result, output = await sandboxed(PRINT_BOTH_ENVIRONMENTS, BubblewrapSandbox(str(workspace)))
+    command_env, pid1_env = output.split("---\n")
     assert result.exit_code == 0
-    assert not set(SECRET_ENV) & set(seen)
+    assert "PATH=" in pid1_env  # /proc/1/environ was really read
+    for listing in (command_env, pid1_env):
+        seen = dict(line.split("=", 1) for line in listing.splitlines() if "=" in line)
+        assert not set(SECRET_ENV) & set(seen)
+        assert {name: seen.get(name) for name in PLAIN_ENV} == PLAIN_ENV
+        assert seen["PATH"] == os.environ["PATH"]
     assert not [value for value in SECRET_ENV.values() if value in output]
-    assert {name: seen.get(name) for name in PLAIN_ENV} == PLAIN_ENV
-    assert seen["PATH"] == os.environ["PATH"]
+
+
+@requires_bwrap
+async def test_a_given_environment_is_filtered_too(workspace: Path) -> None:
+    chunks: list[bytes] = []
+    result = await LocalExecOperations(sandbox=BubblewrapSandbox(str(workspace))).exec(
+        PRINT_BOTH_ENVIRONMENTS,
+        cwd=str(workspace),
+        on_output=chunks.append,
+        env={"PATH": os.environ["PATH"], "ONLY_HERE_TOKEN": "given-secret", "KEPT": "1"},
+    )
+    output = b"".join(chunks).decode()
+    assert result.exit_code == 0
+    assert "given-secret" not in output
+    assert output.count("KEPT=1") == 2
+
+
+@requires_bwrap
+async def test_home_path_and_locale_are_never_withheld(
+    workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("LANG", "C.UTF-8")
+    monkeypatch.setenv("MY_SETTING", "withheld by the catch-all")
+    sandbox = BubblewrapSandbox(str(workspace), hidden_env=["*"])
+    result, output = await sandboxed("env | sort", sandbox)
+    names = {line.split("=", 1)[0] for line in output.splitlines()}
+    assert result.exit_code == 0
+    assert {"HOME", "PATH", "LANG"} <= names
+    assert "MY_SETTING" not in names
 
 
 @requires_bwrap

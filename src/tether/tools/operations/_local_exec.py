@@ -90,8 +90,10 @@ class LocalExecOperations:
         if signal is not None and signal.aborted:
             return ExecResult(None, aborted=True)
         argv = [shutil.which("bash") or "/bin/sh", "-c", command]
+        environment = dict(env) if env is not None else None
         if self.sandbox is not None:
             argv = self.sandbox.wrap(argv, cwd=cwd)
+            environment = self.sandbox.environment(os.environ if env is None else env)
         read_fd, write_fd = os.pipe()
         try:
             process = await asyncio.create_subprocess_exec(
@@ -104,7 +106,7 @@ class LocalExecOperations:
                 stdout=write_fd,
                 stderr=asyncio.subprocess.STDOUT,
                 cwd=cwd,
-                env=dict(env) if env is not None else None,
+                env=environment,
                 start_new_session=True,
             )
         except BaseException:

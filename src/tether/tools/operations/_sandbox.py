@@ -22,9 +22,11 @@ Inside, the command sees:
   network unless ``allow_network``, no capabilities even when tether runs as root (``bwrap`` as
   root would otherwise keep them all, and ``mount -o remount,rw /`` would undo the read-only
   root), and ``HOME`` set to ``home``;
-- no secrets in its environment: every variable whose name matches one of ``hidden_env`` (by
-  default :data:`DEFAULT_HIDDEN_ENV`: API keys, tokens, passwords, ...) or whose value is a URL
-  with a password in it (``postgres://user:pw@host/db``) is unset; the rest is kept.
+- no secrets in its environment (:meth:`BubblewrapSandbox.environment`, which the runner
+  must start ``bwrap`` with): every variable whose name matches one of ``hidden_env`` (by
+  default :data:`DEFAULT_HIDDEN_ENV`: API keys, tokens, passwords, ...) or whose value holds
+  credentials (``postgres://user:pw@host/db``, a recognisable token) is withheld; the rest is
+  kept.
 
 ``--die-with-parent`` and the PID namespace together mean that when the command exits, is killed,
 or tether dies, every process inside dies with it: background processes never outlive the
@@ -43,6 +45,8 @@ import shutil
 import subprocess
 import sys
 from collections.abc import Mapping, Sequence
+
+from tether.gate import redact_secrets
 
 __all__ = ["DEFAULT_HIDDEN_ENV", "DEFAULT_HIDDEN_PATHS", "BubblewrapSandbox"]
 
@@ -80,17 +84,34 @@ DEFAULT_HIDDEN_ENV: tuple[str, ...] = (
     "*PASSWORD*",
     "*PASSWD*",
     "*PASSPHRASE*",
+    "*PASS",
+    "*_PWD",
+    "*_PAT",
     "*CREDENTIAL*",
     "*_AUTH",
     "*_AUTH_*",
     "*COOKIE*",
     "*_DSN",
     "*PRIVATE*",
+    "*WEBHOOK*",
+    "*CONNECTION_STRING*",
+    "BW_SESSION",
+    "OP_SESSION_*",
+    "SSH_AUTH_SOCK",
 )
-"""Names of environment variables unset in the sandbox (case-insensitive ``fnmatch`` globs).
-API keys reach a sandboxed command's output, and so the model, as easily as a file would."""
+"""Names of environment variables withheld from the sandbox (case-insensitive ``fnmatch``
+globs). API keys reach a sandboxed command's output, and so the model, as easily as a file
+would. ``SSH_AUTH_SOCK``: an ssh agent would sign for the command (its socket is out of reach
+anyway). Besides these names, any value holding a URL with credentials or a token that
+:func:`~tether.gate.redact_secrets` recognises is withheld — so is a proxy setting with a
+password, which ``allow_network`` then works without."""
 
-_URL_WITH_PASSWORD = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://[^/@\s:]*:[^/@\s]+@")
+_URL_WITH_CREDENTIALS = re.compile(
+    r"\b[A-Za-z][A-Za-z0-9+.-]*://(?:[^/@\s:]*:[^@\s]+|[^/@\s:]{16,})@"
+)
+"""A URL with a password (``postgres://app:pw@db``) or a long user name that is a token
+(``https://ghp_...@github.com``), anywhere in the value."""
+_ESSENTIAL_ENV = frozenset({"HOME", "PATH", "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "TERM"})
 _PROBE_TIMEOUT_SECONDS = 10.0
 _ISOLATION = (
     "--die-with-parent",
@@ -165,20 +186,33 @@ class BubblewrapSandbox:
             else:
                 arguments += ["--dev-bind", "/dev/null", path]
         arguments += ["--setenv", "HOME", self.home]
-        for name in self.secret_env_names(os.environ):
-            arguments += ["--unsetenv", name]
         arguments += ["--chdir", os.path.abspath(cwd) if cwd is not None else self.workspace]
         arguments += ["--", *argv]
         return arguments
 
+    def environment(self, environment: Mapping[str, str]) -> dict[str, str]:
+        """``environment`` without its secrets: what a sandboxed command must be started with.
+
+        Not a bwrap ``--unsetenv``: that unsets a variable only in the command, while bwrap
+        itself, PID 1 of the sandbox, keeps the whole environment readable in
+        ``/proc/1/environ``. The secrets must never reach bwrap at all.
+        """
+        hidden = set(self.secret_env_names(environment))
+        return {name: value for name, value in environment.items() if name not in hidden}
+
     def secret_env_names(self, environment: Mapping[str, str]) -> list[str]:
-        """The names in ``environment`` that the sandbox unsets, sorted."""
+        """The names in ``environment`` that the sandbox withholds, sorted. ``HOME``, ``PATH``
+        and the locale are never withheld, whatever ``hidden_env`` says."""
         patterns = [pattern.upper() for pattern in self.hidden_env]
         return sorted(
             name
             for name, value in environment.items()
-            if any(fnmatch.fnmatchcase(name.upper(), pattern) for pattern in patterns)
-            or _URL_WITH_PASSWORD.match(value)
+            if name not in _ESSENTIAL_ENV
+            and (
+                any(fnmatch.fnmatchcase(name.upper(), pattern) for pattern in patterns)
+                or _URL_WITH_CREDENTIALS.search(value) is not None
+                or redact_secrets(value) != value
+            )
         )
 
     def _existing_hidden_paths(self) -> list[str]:
