@@ -628,10 +628,18 @@ class MemoryShell:
     """A backend whose commands "run" elsewhere: ``exec`` prints ``lines`` lines, and the
     output file is made in a :class:`MemoryOperations` tree — the other machine's files."""
 
-    def __init__(self, files: MemoryOperations, lines: int, *, fail: Exception | None = None):
+    def __init__(
+        self,
+        files: MemoryOperations,
+        lines: int,
+        *,
+        fail: Exception | None = None,
+        fail_on_close: bool = False,
+    ):
         self.files = files
         self.lines = lines
         self.fail = fail
+        self.fail_on_close = fail_on_close
         self.made: list[str] = []
 
     def create_output_file(self, prefix: str) -> MemoryOutputFile:
@@ -640,7 +648,7 @@ class MemoryShell:
         path = f"/remote-tmp/{prefix}{len(self.made)}.log"
         self.made.append(path)
         self.files.make_dir("/remote-tmp")
-        return MemoryOutputFile(self.files, path)
+        return MemoryOutputFile(self.files, path, fail_on_close=self.fail_on_close)
 
     async def exec(self, command: str, **options: Any) -> ExecResult:
         for number in range(1, self.lines + 1):
@@ -649,13 +657,16 @@ class MemoryShell:
 
 
 class MemoryOutputFile:
-    def __init__(self, files: MemoryOperations, path: str) -> None:
+    def __init__(self, files: MemoryOperations, path: str, *, fail_on_close: bool = False):
         self.files, self.path, self.parts = files, path, list[bytes]()
+        self.fail_on_close = fail_on_close
 
     def write(self, data: bytes) -> None:
         self.parts.append(data)
 
     def close(self) -> None:
+        if self.fail_on_close:
+            raise OSError(28, "No space left on device")
         self.files.files[self.path] = b"".join(self.parts)
 
 
@@ -687,6 +698,15 @@ async def test_an_output_file_that_cannot_be_made_is_reported_not_fatal(
     assert result.details["full_output_path"] is None
 
 
+async def test_a_spill_file_that_fails_to_save_on_close_is_not_named(tmp_path: Path) -> None:
+    shell = MemoryShell(MemoryOperations(), 3000, fail_on_close=True)
+    result = await run(create_bash_tool(str(tmp_path), operations=shell), {"command": "remote"})
+    assert text_of(result).endswith(
+        "The full output could not be saved: [Errno 28] No space left on device]"
+    )
+    assert result.details["full_output_path"] is None
+
+
 async def test_operations_without_an_output_file_still_run_large_commands(tmp_path: Path) -> None:
     class OnlyExec:
         async def exec(self, command: str, **options: Any) -> ExecResult:
@@ -696,8 +716,7 @@ async def test_operations_without_an_output_file_still_run_large_commands(tmp_pa
     result = await run(create_bash_tool(str(tmp_path), operations=OnlyExec()), {"command": "c"})
     assert result.details["exit_code"] == 0
     assert text_of(result).endswith(
-        "The full output could not be saved: 'OnlyExec' object has no attribute "
-        "'create_output_file']"
+        "The full output could not be saved: OnlyExec cannot save a command's output]"
     )
 
 

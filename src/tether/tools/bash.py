@@ -111,9 +111,9 @@ def create_bash_tool(
             finally:
                 progress.stop()
             progress.flush()
-            view = output.view()
         finally:
             output.close()
+        view = output.view()  # after close: a spill file that failed to save is not named
         return _final_result(view, result, timeout, sandboxed=sandboxed)
 
     timeout_default = (
@@ -171,6 +171,8 @@ def _output_file_maker(ops: BashOperations) -> Callable[[str], OutputFile]:
     without it still run commands, and only the spill file is reported as missing."""
 
     def create_output_file(prefix: str) -> OutputFile:
+        if not hasattr(ops, "create_output_file"):
+            raise OSError(f"{type(ops).__name__} cannot save a command's output")
         return ops.create_output_file(prefix)
 
     return create_output_file
