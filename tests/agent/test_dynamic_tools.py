@@ -167,3 +167,112 @@ def test_system_prompt_and_its_builder_are_exclusive() -> None:
             system_prompt="fixed",
             system_prompt_for=prompt_for,
         )
+
+
+async def test_a_rewound_or_replaced_transcript_gives_its_own_tool_set() -> None:
+    model = FauxModel(
+        [
+            faux_message(faux_tool_call("unlock", {})),
+            faux_message(faux_text("unlocked")),
+            faux_message(faux_text("fresh start")),
+        ]
+    )
+    agent = Agent(
+        model=model.model,
+        stream_fn=model.stream,
+        tools=[unlocking_tool("search")],
+        available_tools=[echo_tool("search")],
+        system_prompt_for=prompt_for,
+    )
+    await agent.prompt("unlock")
+    saved = list(agent.state.messages)
+    del agent.state.messages[:]
+    await agent.prompt("start over")
+    assert shown_tools(model)[-1] == ["unlock"]
+    assert model.contexts[-1].system_prompt == "tools: unlock"
+
+    agent.state.messages[:] = saved
+    agent.set_tools([unlocking_tool("search")])
+    assert [tool.name for tool in agent.state.tools] == ["unlock", "search"]
+    assert agent.state.system_prompt == "tools: unlock,search"
+
+
+async def test_a_failing_prompt_builder_keeps_the_last_prompt_and_the_run_goes_on(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    def fragile(tools: list[AgentTool]) -> str:
+        if len(tools) > 1:
+            raise RuntimeError("template missing")
+        return prompt_for(tools)
+
+    model = FauxModel(
+        [
+            faux_message(faux_tool_call("unlock", {})),
+            faux_message(faux_tool_call("search", {"text": "still works"})),
+            faux_message(faux_text("done")),
+        ]
+    )
+    with caplog.at_level(logging.ERROR, logger="tether.agent"):
+        outcome = await run(
+            model,
+            [unlocking_tool("search")],
+            available_tools=[echo_tool("search")],
+            system_prompt_for=fragile,
+        )
+    assert [context.system_prompt for context in model.contexts] == ["tools: unlock"] * 3
+    assert shown_tools(model)[1] == ["unlock", "search"]
+    assert [r.is_error for r in outcome.tool_results] == [False, False]
+    assert outcome.types[-1] == "agent_end"
+    assert "system_prompt_for failed" in caplog.text
+
+
+async def test_a_tool_added_in_a_batch_is_not_callable_in_that_same_batch() -> None:
+    model = FauxModel(
+        [
+            faux_message(faux_tool_call("unlock", {}), faux_tool_call("search", {"text": "x"})),
+            faux_message(faux_tool_call("search", {"text": "now"})),
+            faux_message(faux_text("done")),
+        ]
+    )
+    outcome = await run(model, [unlocking_tool("search")], available_tools=[echo_tool("search")])
+    assert [(r.tool_name, r.is_error) for r in outcome.tool_results] == [
+        ("unlock", False),
+        ("search", True),  # the model was not shown it when it wrote the call
+        ("search", False),
+    ]
+
+
+async def test_an_active_tool_keeps_its_place_over_an_available_one_of_the_same_name() -> None:
+    active, offered = Recorder(), Recorder()
+    model = FauxModel(
+        [
+            faux_message(faux_tool_call("unlock", {})),
+            faux_message(faux_tool_call("search", {"text": "which"})),
+            faux_message(faux_text("done")),
+        ]
+    )
+    await run(
+        model,
+        [unlocking_tool("search"), echo_tool("search", active)],
+        available_tools=[echo_tool("search", offered)],
+    )
+    assert shown_tools(model)[1] == ["unlock", "search"]
+    assert (active.count, offered.count) == (1, 0)
+
+
+async def test_an_unknown_name_is_warned_about_once_not_at_every_replay(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    model = FauxModel(
+        [
+            faux_message(faux_tool_call("unlock", {})),
+            faux_message(faux_text("a")),
+            faux_message(faux_text("b")),
+        ]
+    )
+    agent = Agent(model=model.model, stream_fn=model.stream, tools=[unlocking_tool("ghost")])
+    with caplog.at_level(logging.WARNING, logger="tether.agent"):
+        await agent.prompt("one")
+        await agent.prompt("two")
+        agent.set_tools([unlocking_tool("ghost")])
+    assert caplog.text.count("adds unknown tool 'ghost'") == 1

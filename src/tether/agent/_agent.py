@@ -10,9 +10,16 @@ from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from tether.ai import AbortController, AssistantMessage, Model, StreamFn, UserMessage
+from tether.ai import (
+    AbortController,
+    AssistantMessage,
+    Model,
+    StreamFn,
+    ToolResultMessage,
+    UserMessage,
+)
 
-from ._dynamic_tools import activate_added_tools
+from ._dynamic_tools import activate_added_tools, start_tool_set
 from ._errors import AgentBusyError
 from ._event_stream import AgentEventStream
 from ._loop import agent_loop, agent_loop_continue
@@ -94,8 +101,9 @@ class Agent:
         self.state = AgentState(system_prompt, model, list(tools), list(messages))
         self.stream_fn = stream_fn
         self.loop_options = loop_options
+        self._base_tools = list(tools)
         self._tool_set_config = AgentLoopConfig(model=model, stream_fn=stream_fn, **loop_options)
-        self._sync_tool_set(self.state.messages, rebuild_prompt=True)
+        self._derive_tool_set()
         self._listeners: list[Listener] = []
         self._steering: list[AgentMessage] = []
         self._follow_ups: list[AgentMessage] = []
@@ -148,16 +156,24 @@ class Agent:
         """Replace the tool set; it applies from the next run on. Tools the transcript
         activated (``added_tool_names``) stay active, and ``system_prompt_for`` rebuilds the
         system prompt."""
-        self.state.tools = list(tools)
-        self._sync_tool_set(self.state.messages, rebuild_prompt=True)
+        self._base_tools = list(tools)
+        self._derive_tool_set()
 
-    def _sync_tool_set(self, messages: Iterable[AgentMessage], *, rebuild_prompt: bool) -> None:
-        """Activate the tools ``messages`` add (see :mod:`._dynamic_tools`), as the loop does."""
-        state, config = self.state, self._tool_set_config
+    def _derive_tool_set(self) -> None:
+        """``state.tools``: the tools given, then those the transcript activated (see
+        :mod:`._dynamic_tools`) — worked out again from the transcript, so a rewound or
+        replaced ``state.messages`` gives the tool set of that transcript; the system prompt
+        follows when ``system_prompt_for`` is given."""
+        state = self.state
+        context = AgentContext(state.system_prompt, state.messages, list(self._base_tools))
+        start_tool_set(context, self._tool_set_config)
+        state.tools, state.system_prompt = context.tools, context.system_prompt
+
+    def _activate(self, results: list[ToolResultMessage]) -> None:
+        """What the loop activated after a batch (it logged any unknown name)."""
+        state = self.state
         context = AgentContext(state.system_prompt, [], state.tools)
-        activate_added_tools(context, messages, config)
-        if rebuild_prompt and config.system_prompt_for is not None:
-            context.system_prompt = config.system_prompt_for(list(state.tools))
+        activate_added_tools(context, results, self._tool_set_config, log_unknown=False)
         state.system_prompt = context.system_prompt
 
     def clear_queues(self) -> None:
@@ -189,6 +205,7 @@ class Agent:
                 get_follow_up_messages=self._take_follow_ups,
                 **self.loop_options,
             )
+            self._derive_tool_set()  # the transcript may have been rewound or replaced
             context = AgentContext(state.system_prompt, list(state.messages), list(state.tools))
             stream = start(context, config, controller.signal)
             self._stream = stream
@@ -233,7 +250,7 @@ class Agent:
         elif isinstance(event, ToolExecutionEnd):
             state.pending_tool_calls.discard(event.tool_call_id)
         elif isinstance(event, TurnEnd):
-            self._sync_tool_set(event.tool_results, rebuild_prompt=False)
+            self._activate(event.tool_results)
         elif isinstance(event, AgentEnd):
             last = event.messages[-1] if event.messages else None
             if isinstance(last, AssistantMessage) and last.stop_reason in ("error", "aborted"):
