@@ -151,3 +151,28 @@ def test_odd_values_never_break_a_front_end(name: str, tmp_path: Path) -> None:
     odd = AgentToolResult([TextContent("rewritten by a hook")], details={"unexpected": True})
     assert definition.render_result(odd, False) == "rewritten by a hook"
     assert definition.render_result(AgentToolResult([], details=None), True) == "error: ?"
+
+
+async def test_diff_lines_that_look_like_headers_are_counted(tmp_path: Path) -> None:
+    (tmp_path / "q.sql").write_text("select 1;\n-- comment\n")
+    edits = [{"old_text": "-- comment", "new_text": "++ new"}]
+    [(_, result)] = await rendered(tmp_path, [("edit", {"path": "q.sql", "edits": edits})])
+    assert result == "+1 -1 lines, first change at line 2"
+
+
+def test_values_a_model_chose_are_printed_safely() -> None:
+    bash = create_bash_tool("/tmp", sandbox=False)
+    assert bash.render_call is not None
+    shown = bash.render_call({"command": "echo \x1b[2J\x1b]0;owned\x07hi\u202e \x9b31m"})
+    assert shown == "$ echo hi"
+    masked = bash.render_call({"command": "export OPENAI_API_KEY=sk-proj-abcdefghijklmnop1234"})
+    assert "abcdefghijklmnop1234" not in masked and "[REDACTED" in masked
+    assert bash.render_call({"command": "sleep 1", "timeout": True}) == "$ sleep 1"
+
+
+def test_a_read_of_unknown_length_says_so() -> None:
+    read = create_read_tool("/tmp")
+    assert read.render_result is not None
+    details = {"start_line": 1, "end_line": 2000, "total_lines": None, "next_offset": 2001}
+    result = AgentToolResult([TextContent("...")], details=details)
+    assert read.render_result(result, False) == "lines 1-2000, more from offset=2001"

@@ -15,6 +15,7 @@ from typing import Any
 
 from tether.agent import AgentToolResult
 from tether.ai import TextContent
+from tether.gate import redact_secrets, sanitize_for_display
 
 __all__ = ["CALL_RENDERERS", "RESULT_RENDERERS"]
 
@@ -37,11 +38,13 @@ def _render_read_result(result: AgentToolResult, details: Mapping[str, Any]) -> 
         if original != (details["width"], details["height"]):
             shown += f" (resized from {original[0]}x{original[1]})"
         return shown
-    if details.get("total_lines") == 0:
+    total = details.get("total_lines")
+    if total == 0:
         return "empty file"
     if "line_bytes" in details:
         return f"line {details['start_line']} alone is {details['line_bytes']:,} bytes: not shown"
-    shown = f"lines {details['start_line']}-{details['end_line']} of {details['total_lines']}"
+    shown = f"lines {details['start_line']}-{details['end_line']}"
+    shown += f" of {total}" if total is not None else ""
     if details.get("next_offset"):
         shown += f", more from offset={details['next_offset']}"
     return shown
@@ -65,15 +68,17 @@ def _render_edit_call(args: Mapping[str, Any]) -> str:
 
 def _render_edit_result(result: AgentToolResult, details: Mapping[str, Any]) -> str:
     diff_lines = str(details["diff"]).splitlines()
-    added = sum(1 for line in diff_lines if line.startswith("+") and not line.startswith("+++"))
-    removed = sum(1 for line in diff_lines if line.startswith("-") and not line.startswith("---"))
+    body = diff_lines[2:] if diff_lines[:1] and diff_lines[0].startswith("--- ") else diff_lines
+    added = sum(1 for line in body if line.startswith("+"))
+    removed = sum(1 for line in body if line.startswith("-"))
     return f"+{added} -{removed} lines, first change at line {details['first_changed_line']}"
 
 
 def _render_bash_call(args: Mapping[str, Any]) -> str:
     shown = f"$ {_short(args.get('command'))}"
     timeout = args.get("timeout")
-    return shown + (f"  (timeout {timeout:g} s)" if isinstance(timeout, int | float) else "")
+    has_timeout = isinstance(timeout, int | float) and not isinstance(timeout, bool)
+    return shown + (f"  (timeout {timeout:g} s)" if has_timeout else "")
 
 
 def _render_bash_result(result: AgentToolResult, details: Mapping[str, Any]) -> str:
@@ -172,8 +177,10 @@ def _first_line(result: AgentToolResult) -> str:
 
 
 def _short(value: Any) -> str:
+    """One short line safe to print: secrets masked, no escape sequences or invisible
+    characters (a model chooses these values; a terminal or approval screen shows them)."""
     text = value if isinstance(value, str) else "?"
-    text = " ".join(text.split())  # one line, whatever the value holds
+    text = " ".join(sanitize_for_display(redact_secrets(text)).split())
     return text if len(text) <= _MAX_SHOWN_CHARS else text[: _MAX_SHOWN_CHARS - 3] + "..."
 
 
