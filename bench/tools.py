@@ -228,7 +228,9 @@ def child_find(tree: str, profile_to: str | None = None) -> dict[str, Any]:
 def child_rg(tree: str, argv: list[str], kind: str) -> dict[str, Any]:
     cpu = _cpu()
     start = time.perf_counter()
-    completed = subprocess.run([RG, *argv], cwd=tree, stdout=subprocess.PIPE, check=False)
+    completed = subprocess.run(
+        [RG, *argv], cwd=tree, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, check=False
+    )
     wall = time.perf_counter() - start
     used = _cpu_since(cpu)
     if completed.returncode not in (0, 1):

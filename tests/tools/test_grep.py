@@ -19,10 +19,12 @@ import pytest
 from tether.agent import AgentContext, AgentLoopConfig, ToolError, agent_loop
 from tether.ai import AbortController, AbortSignal, TextContent, ToolResultMessage, UserMessage
 from tether.ai.faux import FauxModel, faux_message, faux_text, faux_tool_call
+from tether.gate import PathPolicy
 from tether.tools._definition import ToolContext, ToolDefinition, wrap_tool_definition
 from tether.tools.grep import create_grep_tool
 from tether.tools.operations import GrepLine, GrepQuery, LocalOperations, MemoryOperations
 from tether.tools.operations._ripgrep import locate_ripgrep
+from tether.tools.operations._secret_files import is_secret_file
 
 BACKENDS = ["local", "memory"]
 
@@ -512,14 +514,58 @@ async def test_grep_through_the_agent_loop(backend: str, tmp_path: Path):
 
 @pytest.mark.parametrize("backend", BACKENDS)
 async def test_a_directory_search_never_reads_secret_files(backend: str, tmp_path: Path) -> None:
+    """Everything the path policy would deny, found by name or path tail, any case."""
     files = {
         ".env": "API_TOKEN=alpha-secret\n",
         ".env.local": "alpha local\n",
         "keys/id_ed25519": "alpha key\n",
         "cert.pem": "alpha pem\n",
+        "tls/Server.KEY": "alpha tls key\n",
+        "home/.aws/credentials": "alpha aws\n",
+        ".aws/config": "alpha aws config\n",
+        "home/.ssh/config": "alpha ssh\n",
+        ".gnupg/private-keys-v1.d/k": "alpha gpg\n",
+        ".netrc": "alpha netrc\n",
+        "deploy/.docker/config.json": "alpha docker\n",
+        "svc/.env/lib/site.py": "alpha in a virtualenv named .env\n",
         "app.py": "alpha = 1\n",
+        "aws/credentials.py": "alpha = 2\n",
     }
     tool = make_tool(backend, tmp_path, files)
-    assert (await grep(tool, pattern="alpha")).splitlines() == ["app.py:1: alpha = 1"]
+    assert (await grep(tool, pattern="alpha")).splitlines() == [
+        "app.py:1: alpha = 1",
+        "aws/credentials.py:1: alpha = 2",
+    ]
     named = await grep(tool, pattern="alpha", path=str(tmp_path / ".env.local"))
     assert named.splitlines() == [".env.local:1: alpha local"]
+
+
+def test_every_secret_the_path_policy_names_is_excluded_from_directory_searches() -> None:
+    policy = PathPolicy("/w")
+    relative = [
+        "id_rsa",
+        "a/id_ecdsa_sk",
+        "x.pem",
+        "x.KEY",
+        "b.p12",
+        "c.pfx",
+        ".env",
+        ".env.prod",
+        ".ssh/id_custom",
+        ".aws/credentials",
+        ".aws/config",
+        ".netrc",
+        ".pgpass",
+        ".git-credentials",
+        ".docker/config.json",
+        ".kube/config",
+        ".config/gh/hosts.yml",
+        ".pypirc",
+        ".gnupg/pubring.kbx",
+        ".password-store/site.gpg",
+    ]
+    for path in relative:
+        assert policy.check(f"/w/{path}", "read").decision == "deny", path
+        assert is_secret_file(path), path
+    for path in ["app.py", "aws/credentials.py", "docs/env.md", ".envrc", "key.txt"]:
+        assert not is_secret_file(path), path

@@ -37,13 +37,14 @@ from ._governance import (
     model_facing_schema,
     project_for_review,
 )
-from ._path_policy import PathPolicy
+from ._path_policy import SECRET_SEARCH_GLOBS, PathPolicy
 from ._redaction import UntrustedBoundary, project_error, redact_secrets, sanitize_for_display
 from ._reviewer import ReviewAction, Reviewer, ReviewOutcome
 from ._shell_policy import ShellPolicy
 from ._verdict import PolicyDecision, Verdict, strictest
 
 __all__ = [
+    "SECRET_SEARCH_GLOBS",
     "ApprovalRequest",
     "Approver",
     "Catalog",

@@ -28,7 +28,7 @@ from typing import Literal, TypeAlias
 
 from tether.gate._verdict import Verdict, strictest
 
-__all__ = ["PathAccess", "PathPolicy"]
+__all__ = ["SECRET_SEARCH_GLOBS", "PathAccess", "PathPolicy"]
 
 PathAccess: TypeAlias = Literal["read", "write"]
 
@@ -54,6 +54,7 @@ _CREDENTIAL_FILES: tuple[tuple[str, ...], ...] = (
 _HOME_CREDENTIAL_FILES = (".npmrc",)
 """Only a secret in the home directory: projects commonly commit an ``.npmrc`` with settings."""
 _CREDENTIAL_DIRS = frozenset({".gnupg", ".password-store"})
+_SSH_DIR = ".ssh"
 _SYSTEM_SECRETS = frozenset(
     {"/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/gshadow-", "/etc/sudoers"}
 )
@@ -74,6 +75,22 @@ _SHELL_STARTUP_FILES = frozenset(
     }
 )
 _GIT_CONFIG_FILES = frozenset({"config", "config.worktree"})
+
+
+def _secret_search_globs() -> tuple[str, ...]:
+    names = [*sorted(_PRIVATE_KEY_NAMES), *(f"*{suffix}" for suffix in _PRIVATE_KEY_SUFFIXES)]
+    names += [".env", ".env.*", _SSH_DIR, *sorted(_CREDENTIAL_DIRS)]
+    for parts in _CREDENTIAL_FILES:
+        names.append(parts[0] if len(parts) == 1 else "**/" + "/".join(parts))
+    return tuple(names)
+
+
+SECRET_SEARCH_GLOBS: tuple[str, ...] = _secret_search_globs()
+"""What a search of a directory (grep) must never read, from this policy's own lists of
+secrets: globs in ripgrep's syntax, to be matched case-insensitively, where one without a slash
+names a file or a directory at any depth. Wider than the policy where a glob cannot be as
+precise (``.env.*`` takes ``.env.example`` along, ``.ssh`` its ``known_hosts``); a search of one
+file named explicitly is the policy's call."""
 
 
 class PathPolicy:
@@ -181,7 +198,7 @@ class PathPolicy:
         parent = parts[-2] if len(parts) > 1 else ""
         if name in _PRIVATE_KEY_NAMES or name.endswith(_PRIVATE_KEY_SUFFIXES):
             return "private key"
-        if parent == ".ssh" and not name.endswith(".pub") and name not in _SSH_NON_SECRETS:
+        if parent == _SSH_DIR and not name.endswith(".pub") and name not in _SSH_NON_SECRETS:
             return "ssh key material"
         if name == ".env" or (
             name.startswith(".env.") and name.rsplit(".", 1)[1] not in _ENV_TEMPLATE_SUFFIXES

@@ -64,7 +64,7 @@ _EXCLUDE_GIT_DIR = ("--glob", "!.git")  # last, so no user glob can re-include i
 """grep's exclusion of git's own data. find filters it out itself (:func:`_outside_git_dir`):
 an override glob is tested against every path rg walks, which cost find a quarter of its time
 on a large tree, while the few hundred files of a packed ``.git`` cost rg next to nothing."""
-_EXCLUDE_SECRETS = tuple(arg for glob in SECRET_FILE_GLOBS for arg in ("--glob", f"!{glob}"))
+_EXCLUDE_SECRETS = tuple(arg for glob in SECRET_FILE_GLOBS for arg in ("--iglob", f"!{glob}"))
 
 
 @functools.cache

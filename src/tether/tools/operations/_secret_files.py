@@ -1,20 +1,26 @@
 """Files a directory search never reads: their contents would reach the model through grep.
 
-A search of one file named explicitly is the path policy's call, not this list's.
+The list is the path policy's own (:data:`tether.gate.SECRET_SEARCH_GLOBS`), so grep can never
+read what ``read`` would be denied. A search of one file named explicitly is the policy's call.
 """
 
 from __future__ import annotations
+
+from tether.gate import SECRET_SEARCH_GLOBS
 
 from ._glob import compile_glob
 
 __all__ = ["SECRET_FILE_GLOBS", "is_secret_file"]
 
-SECRET_FILE_GLOBS = (".env", ".env.*", "id_rsa", "id_dsa", "id_ecdsa", "id_ed25519", "*.pem")
-"""File-name globs (no slash: they match the name at any depth)."""
+SECRET_FILE_GLOBS = SECRET_SEARCH_GLOBS
+"""Globs matched case-insensitively; one without a slash names a file or directory anywhere."""
 
-_SECRET_MATCHERS = tuple(compile_glob(glob) for glob in SECRET_FILE_GLOBS)
+_SECRET_MATCHERS = tuple(compile_glob(glob.casefold()) for glob in SECRET_FILE_GLOBS)
 
 
 def is_secret_file(relative_path: str) -> bool:
-    """Whether the file at ``relative_path`` (POSIX, relative to the search) is a secret file."""
-    return any(matches(relative_path) for matches in _SECRET_MATCHERS)
+    """Whether ``relative_path`` (POSIX, relative to the searched directory) is a secret file or
+    lies in a secret directory — as ripgrep's exclusions prune a matching directory whole."""
+    parts = relative_path.casefold().split("/")
+    prefixes = ["/".join(parts[: end + 1]) for end in range(len(parts))]
+    return any(matches(prefix) for prefix in prefixes for matches in _SECRET_MATCHERS)
