@@ -259,6 +259,12 @@ async def test_glob_syntax(backend: str, tmp_path: Path, pattern: str, expected:
     assert (await find(tool, pattern=pattern)).splitlines() == expected
 
 
+@pytest.mark.parametrize("backend", BACKENDS)
+async def test_a_git_file_named_as_the_path_is_found(backend: str, tmp_path: Path):
+    tool = make_tool(backend, tmp_path, {"sub/.git": "gitdir: ../.git/modules/sub\n"})
+    assert await find(tool, pattern="*", path=str(tmp_path / "sub" / ".git")) == ".git"
+
+
 async def test_nested_gitignore_applies_to_its_directory(tmp_path: Path):
     files = {"pkg/.gitignore": "*.tmp\n", "pkg/a.tmp": "", "b.tmp": ""}
     tool = make_tool("local", tmp_path, files)

@@ -140,7 +140,7 @@ class RipgrepOperations:
         workdir, target = _search_root(path)
         glob_filter = _GlobFilter.for_glob(pattern, searching_directory=target == ".")
         args = _find_args(glob_filter, target)
-        listing = _Listing(limit, glob_filter.accepts)
+        listing = _Listing(limit, glob_filter.accepts, skip_git_dirs=target == ".")
         async with _running_ripgrep(
             args, workdir, signal, terminator=b"\0", on_block=listing.add_block
         ) as run:
@@ -346,6 +346,8 @@ class _Listing:
 
     limit: int
     accepts: Callable[[str], bool] | None = None
+    skip_git_dirs: bool = True
+    """Drop paths inside ``.git`` (a directory search; a file named explicitly stays)."""
     paths: list[str] = field(default_factory=list)
     found: int = 0
     received_output: bool = False
@@ -356,7 +358,7 @@ class _Listing:
         # A NUL ends every path, so a leading one makes "\0./" mark exactly each path's start.
         paths = ("\0" + block.decode("utf-8", errors="replace")).replace("\0./", "\0")
         found = paths.split("\0")[1:-1]
-        if ".git" in paths:
+        if self.skip_git_dirs and ".git" in paths:
             found = list(filter(_outside_git_dir, found))
         if self.accepts is not None:
             found = list(filter(self.accepts, found))
@@ -441,7 +443,13 @@ class _RipgrepRun:
         self._done.set_running_or_notify_cancel()  # runs to the end, even for a cancelled call
         # Not threading.Thread: its start() waits until the new thread runs, which took
         # milliseconds once rg was busy on every core. _run reports everything through _done.
-        _thread.start_new_thread(self._run, (read_end, stderr, owned_by_thread))
+        try:
+            _thread.start_new_thread(self._run, (read_end, stderr, owned_by_thread))
+        except BaseException:
+            self.kill()
+            self._process.wait()
+            owned_by_thread.close()
+            raise
 
     async def finish(self) -> int | None:
         """Wait for rg to end; its exit code, or ``None`` if it was killed for stopping early.
