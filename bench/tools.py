@@ -56,6 +56,7 @@ from tether.tools.operations._ripgrep import (
     _GREP_OUTPUT_ARGS,
     _find_args,
     _GlobFilter,
+    _path_args,
 )
 
 HERE = Path(__file__).resolve().parent
@@ -83,8 +84,7 @@ RG_GREP_TETHER = [
     *_EXCLUDE_SECRETS,
     "--regexp",
     GREP_PATTERN,
-    "--",
-    ".",
+    *_path_args("."),
 ]
 RG_FIND = ["--files", "--hidden", "--no-require-git", "--glob", "*.py"]
 RG_FIND_TETHER = _find_args(_GlobFilter.for_glob("**/*.py", searching_directory=True), ".")

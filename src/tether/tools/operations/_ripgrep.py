@@ -124,7 +124,7 @@ class RipgrepOperations:
             args += ["--context", str(query.context)]
         glob_filter = _GlobFilter.for_glob(query.glob, searching_directory=target == ".")
         args += [*glob_filter.args, *_EXCLUDE_GIT_DIR, *_EXCLUDE_SECRETS]
-        args += ["--regexp", query.pattern, "--", target]
+        args += ["--regexp", query.pattern, *_path_args(target)]
 
         collector = _MatchCollector(query.limit, query.context, glob_filter.accepts)
         async with _running_ripgrep(
@@ -152,7 +152,14 @@ class RipgrepOperations:
 def _find_args(glob_filter: _GlobFilter, target: str) -> list[str]:
     """rg's arguments for find. No --sort: it makes rg walk the tree on one thread, and sorting
     here is much cheaper."""
-    return ["--files", "--null", *_COMMON_ARGS, *glob_filter.args, "--", target]
+    return ["--files", "--null", *_COMMON_ARGS, *glob_filter.args, *_path_args(target)]
+
+
+def _path_args(target: str) -> list[str]:
+    """No path for the directory rg runs in: rg then searches it and prints paths without a
+    ``./`` before each (less to write and to strip). It would search its standard input
+    instead if that were a pipe or a file; it is ``/dev/null``, which rg never reads."""
+    return [] if target == "." else ["--", target]
 
 
 def _search_root(path: str) -> tuple[str, str]:
