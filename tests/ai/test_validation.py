@@ -219,6 +219,20 @@ def test_a_non_finite_number_is_named_as_such_at_its_path(value: float, shown: s
     ]
 
 
+@pytest.mark.parametrize(
+    ("arguments", "path"),
+    [({"w": float("inf")}, "w"), ({"a": [1, {"b": float("nan")}]}, "a[1].b")],
+)
+def test_a_non_finite_number_is_refused_even_where_the_schema_allows_anything(
+    arguments: dict[str, Any], path: str
+) -> None:
+    open_tool = Tool("open", "any arguments", {"type": "object"})
+    error = rejection(arguments, open_tool)
+    assert [e.path for e in error.errors] == [path]
+    assert error.errors[0].reason.endswith("is not a finite number")
+    assert validate({"name": "a", "count": 2}) == {"name": "a", "count": 2}
+
+
 def test_nested_objects_and_arrays_are_coerced() -> None:
     result = validate(
         {

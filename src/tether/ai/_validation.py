@@ -98,12 +98,21 @@ class _SchemaValidator:
 
     def validate(self, tool_name: str, arguments: Any) -> Any:
         if self.validator.is_valid(arguments):
-            return copy_json(arguments)
-        coerced = coerce_to_schema(arguments, self.schema, self.schema)
-        errors = [_argument_error(error, coerced) for error in self.validator.iter_errors(coerced)]
-        if errors:
+            checked = copy_json(arguments)
+        else:
+            checked = coerce_to_schema(arguments, self.schema, self.schema)
+            errors = [
+                _argument_error(error, checked) for error in self.validator.iter_errors(checked)
+            ]
+            if errors:
+                raise ToolArgumentsError(tool_name, errors, arguments)
+        # JSON has no NaN or Infinity, but a lenient parser makes them; the validator sees them
+        # as null, which an untyped schema accepts. No tool gets one.
+        non_finite = _non_finite_paths(checked, [])
+        if non_finite:
+            errors = [ArgumentError(_format_path(path), reason) for path, reason in non_finite]
             raise ToolArgumentsError(tool_name, errors, arguments)
-        return coerced
+        return checked
 
 
 class _ModelValidator:
@@ -165,6 +174,25 @@ def _argument_error(error: Any, arguments: Any) -> ArgumentError:
     if isinstance(value, float) and not math.isfinite(value):
         return ArgumentError(_format_path(path), f"{_render(value)} is not a finite number")
     return ArgumentError(_format_path(path), error.message)
+
+
+def _non_finite_paths(value: Any, path: list[Any]) -> list[tuple[list[Any], str]]:
+    """Where ``value`` holds a non-finite number, and the reason to give for each."""
+    if value.__class__ is float:
+        return [] if math.isfinite(value) else [(path, f"{_render(value)} is not a finite number")]
+    found: list[tuple[list[Any], str]] = []
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if item.__class__ in _CONTAINERS_AND_FLOAT:
+                found += _non_finite_paths(item, [*path, key])
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            if item.__class__ in _CONTAINERS_AND_FLOAT:
+                found += _non_finite_paths(item, [*path, index])
+    return found
+
+
+_CONTAINERS_AND_FLOAT = frozenset({dict, list, float})
 
 
 def _value_at(value: Any, path: list[Any]) -> Any:
