@@ -18,6 +18,7 @@ from tether.ai.faux import FauxModel, faux_message, faux_text, faux_tool_call
 from tether.tools._definition import ToolContext, ToolDefinition, wrap_tool_definition
 from tether.tools.find import create_find_tool
 from tether.tools.operations import LocalOperations, MemoryOperations, _ripgrep
+from tether.tools.operations import _ripgrep as ripgrep_module
 
 BACKENDS = ["local", "memory"]
 
@@ -257,6 +258,25 @@ async def test_a_glob_never_brings_back_ignored_files(
 async def test_glob_syntax(backend: str, tmp_path: Path, pattern: str, expected: list[str]):
     tool = make_tool(backend, tmp_path, ["web/a.ts", "web/b.tsx", "web/deep/c.md", "top.md"])
     assert (await find(tool, pattern=pattern)).splitlines() == expected
+
+
+@pytest.mark.parametrize("repository", [False, True])
+async def test_rg_prunes_git_only_where_the_searched_directory_has_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, repository: bool
+) -> None:
+    """A store of loose objects would double rg's walk; elsewhere the exclusion is pure cost."""
+    real_rg, log = ripgrep_module.locate_ripgrep(), tmp_path / "argv.log"
+    wrapper = tmp_path / "rg-wrapper"
+    wrapper.write_text(f'#!/bin/sh\nprintf "%s\\n" "$@" > {log}\nexec {real_rg} "$@"\n')
+    wrapper.chmod(0o755)
+    monkeypatch.setattr(ripgrep_module, "locate_ripgrep", lambda: str(wrapper))
+    files = {"work/a.py": "", "work/.git/objects/ab/cdef": "", "work/.git/hooks/x.py": ""}
+    if not repository:
+        files = {"work/a.py": "", "work/lib/.git/hooks/x.py": ""}
+    tool = make_tool("local", tmp_path, files)
+    assert await find(tool, pattern="*.py", path=str(tmp_path / "work")) == "a.py"
+    argv = log.read_text().splitlines()
+    assert ("!.git" in argv) is repository
 
 
 @pytest.mark.parametrize("backend", BACKENDS)

@@ -61,9 +61,11 @@ _COMMON_ARGS = (
     "--no-require-git",  # .gitignore applies outside a git repository too
 )
 _EXCLUDE_GIT_DIR = ("--glob", "!.git")  # last, so no user glob can re-include it
-"""grep's exclusion of git's own data. find filters it out itself (:func:`_outside_git_dir`):
-an override glob is tested against every path rg walks, which cost find a quarter of its time
-on a large tree, while the few hundred files of a packed ``.git`` cost rg next to nothing."""
+"""The exclusion of git's own data. grep always passes it. find filters ``.git`` paths out
+itself (:func:`_outside_git_dir`) and passes it only when the searched directory holds a
+``.git``: there it prunes a store of loose objects that could double rg's walk, while in a tree
+without one it is pure cost — rg tests it against every path it walks, a quarter of find's time
+on 11,670 files."""
 _EXCLUDE_SECRETS = tuple(arg for glob in SECRET_FILE_GLOBS for arg in ("--iglob", f"!{glob}"))
 
 
@@ -139,7 +141,8 @@ class RipgrepOperations:
     ) -> FindOutcome:
         workdir, target = _search_root(path)
         glob_filter = _GlobFilter.for_glob(pattern, searching_directory=target == ".")
-        args = _find_args(glob_filter, target)
+        prune_git = target == "." and os.path.lexists(os.path.join(workdir, ".git"))
+        args = _find_args(glob_filter, target, prune_git=prune_git)
         listing = _Listing(limit, glob_filter.accepts, skip_git_dirs=target == ".")
         async with _running_ripgrep(
             args, workdir, signal, terminator=b"\0", on_block=listing.add_block
@@ -149,10 +152,11 @@ class RipgrepOperations:
         return listing.outcome()
 
 
-def _find_args(glob_filter: _GlobFilter, target: str) -> list[str]:
+def _find_args(glob_filter: _GlobFilter, target: str, *, prune_git: bool = False) -> list[str]:
     """rg's arguments for find. No --sort: it makes rg walk the tree on one thread, and sorting
     here is much cheaper."""
-    return ["--files", "--null", *_COMMON_ARGS, *glob_filter.args, *_path_args(target)]
+    args = ["--files", "--null", *_COMMON_ARGS, *glob_filter.args]
+    return [*args, *(_EXCLUDE_GIT_DIR if prune_git else ()), *_path_args(target)]
 
 
 def _path_args(target: str) -> list[str]:
