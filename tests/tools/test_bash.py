@@ -90,6 +90,14 @@ def assert_dead_soon(pid: int, within: float = 5.0) -> None:
         time.sleep(0.01)
 
 
+async def wait_until_ready(updates: list[AgentToolResult], within: float = 10.0) -> None:
+    """Return once a progress update of the command shows ``ready``."""
+    deadline = time.monotonic() + within
+    while not any("ready" in text_of(update) for update in updates):
+        assert time.monotonic() < deadline, "the command never reported ready"
+        await asyncio.sleep(0.01)
+
+
 class ProcessTree:
     """Every process the call started, seen by psutil: descendants of this test process that
     were not there before (the reaper keeps orphans and setsid daemons below it)."""
@@ -99,10 +107,7 @@ class ProcessTree:
         self.members: set[psutil.Process] = set()
 
     async def snapshot_when_ready(self, updates: list[AgentToolResult]) -> None:
-        deadline = time.monotonic() + 10
-        while not any("ready" in text_of(update) for update in updates):
-            assert time.monotonic() < deadline, "the command never reported ready"
-            await asyncio.sleep(0.01)
+        await wait_until_ready(updates)
         self.members = set(psutil.Process().children(recursive=True)) - self._before
 
     def pids(self) -> set[int]:
@@ -298,10 +303,7 @@ async def test_timeout_kills_the_whole_tree(tmp_path: Path) -> None:
 
 async def abort_when_ready(updates: list[AgentToolResult], controller: AbortController) -> None:
     """From a concurrent task: abort once the command has reported ``ready``."""
-    deadline = time.monotonic() + 10
-    while not any("ready" in text_of(update) for update in updates):
-        assert time.monotonic() < deadline, "the command never reported ready"
-        await asyncio.sleep(0.01)
+    await wait_until_ready(updates)
     controller.abort()
 
 
@@ -335,10 +337,7 @@ async def test_cancelling_the_call_kills_the_whole_tree(tmp_path: Path) -> None:
             updates=updates,
         )
     )
-    deadline = time.monotonic() + 10
-    while not any("ready" in text_of(update) for update in updates):
-        assert time.monotonic() < deadline, "the command never reported ready"
-        await asyncio.sleep(0.01)
+    await wait_until_ready(updates)
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task

@@ -147,28 +147,22 @@ def _call_renderer(render: Callable[[Mapping[str, Any]], str]) -> Callable[[Any]
 
 
 def _result_renderer(
-    render: Callable[[AgentToolResult, Mapping[str, Any]], str],
+    render: Callable[[AgentToolResult, Mapping[str, Any]], str], *, renders_errors: bool = False
 ) -> Callable[[AgentToolResult, bool], str]:
+    """``render`` for successes; an error shows its first line, or what ``render`` makes of its
+    details when ``renders_errors`` (bash: how the command ended)."""
+
     def render_result(result: AgentToolResult, is_error: bool) -> str:
         details = result.details if isinstance(result.details, Mapping) else {}
+        prefix = "error: " if is_error else ""
         try:
-            if is_error:
-                return _render_error(result, details, render)
-            return render(result, details)
+            if is_error and not renders_errors:
+                return prefix + _first_line(result)
+            return prefix + render(result, details)
         except Exception:  # details of another shape (e.g. rewritten by an after-hook)
-            return _first_line(result)
+            return prefix + _first_line(result)
 
     return render_result
-
-
-def _render_error(
-    result: AgentToolResult,
-    details: Mapping[str, Any],
-    render: Callable[[AgentToolResult, Mapping[str, Any]], str],
-) -> str:
-    if render is _render_bash_result and "exit_code" in details:
-        return f"error: {render(result, details)}"
-    return f"error: {_first_line(result)}"
 
 
 def _first_line(result: AgentToolResult) -> str:
@@ -201,14 +195,11 @@ CALL_RENDERERS: dict[str, Callable[[Any], str]] = {
     }.items()
 }
 RESULT_RENDERERS: dict[str, Callable[[AgentToolResult, bool], str]] = {
-    name: _result_renderer(render)
-    for name, render in {
-        "read": _render_read_result,
-        "write": _render_write_result,
-        "edit": _render_edit_result,
-        "bash": _render_bash_result,
-        "grep": _render_grep_result,
-        "find": _render_find_result,
-        "ls": _render_ls_result,
-    }.items()
+    "read": _result_renderer(_render_read_result),
+    "write": _result_renderer(_render_write_result),
+    "edit": _result_renderer(_render_edit_result),
+    "bash": _result_renderer(_render_bash_result, renders_errors=True),
+    "grep": _result_renderer(_render_grep_result),
+    "find": _result_renderer(_render_find_result),
+    "ls": _result_renderer(_render_ls_result),
 }
