@@ -24,8 +24,8 @@ from tether.ai import (
     ToolCall,
     ToolResultMessage,
     UserMessage,
+    parameters_schema,
 )
-from tether.ai._validation import parameters_schema
 
 from ._dynamic_tools import activate_added_tools, start_tool_set
 from ._event_stream import AgentEventStream, Emit
@@ -248,7 +248,13 @@ async def _stream_assistant_message(
             answer_every_tool_call(llm_messages),
             [model_facing_tool(t) for t in tools_shown],
         )
-        options = StreamOptions(signal=signal, api_key=config.api_key)
+        options = (
+            replace(config.stream_options, signal=signal)
+            if config.stream_options is not None
+            else StreamOptions(signal=signal)
+        )
+        if config.api_key is not None:
+            options.api_key = config.api_key
         async for event in config.stream_fn(config.model, request, options):
             kind = event.type
             if kind in ("done", "error"):
@@ -274,6 +280,7 @@ async def _stream_assistant_message(
             stop_reason="aborted" if signal.aborted else "error",
             model=config.model.id,
             provider=config.model.provider,
+            api=config.model.api,
             error_message=f"Model request failed: {describe_error(exc)}",
         )
         if partial is None:

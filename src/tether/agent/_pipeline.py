@@ -27,8 +27,9 @@ from tether.ai import (
     ToolArgumentsError,
     ToolCall,
     ToolResultMessage,
+    copy_json,
+    validate_arguments,
 )
-from tether.ai._validation import copy_json, validate_arguments
 
 from ._eager import start_eagerly
 from ._errors import ToolError
@@ -219,6 +220,10 @@ class _Batch:
             )
         if self.signal.aborted:
             return self.close_with_error(call, f'Tool "{name}" was not run: the run was aborted.')
+        if tool_call.arguments_error is not None:
+            return self.close_with_error(
+                call, f'Tool "{name}" was not run: {tool_call.arguments_error}'
+            )
         call.tool = tool
         raw = tool_call.arguments
         if tool.prepare_arguments is not None:

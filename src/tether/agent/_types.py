@@ -16,6 +16,7 @@ from tether.ai import (
     Message,
     Model,
     StreamFn,
+    StreamOptions,
     TextContent,
     ToolCall,
     ToolResultMessage,
@@ -168,6 +169,9 @@ class AgentLoopConfig:
     get_follow_up_messages: Callable[[], Awaitable[list[AgentMessage]]] | None = None
     abort_grace: float = 1.0
     api_key: str | None = None
+    stream_options: StreamOptions | None = None
+    """Per-request options (thinking level, max tokens, ...); the loop sets the abort signal and,
+    when ``api_key`` is given, the key."""
     available_tools: Sequence[AgentTool] = ()
     """Tools a result may activate by name (``added_tool_names``), from that point on."""
     system_prompt_for: Callable[[list[AgentTool]], str] | None = None

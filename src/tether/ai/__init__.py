@@ -12,6 +12,7 @@ from ._json import from_json, to_json
 from ._partial_json import parse_streaming_json
 from ._stream import (
     AssistantMessageEvent,
+    ReasoningLevel,
     StreamDone,
     StreamError,
     StreamFn,
@@ -34,6 +35,7 @@ from ._types import (
     ImageContent,
     Message,
     Model,
+    ModelCost,
     StopReason,
     TextContent,
     ThinkingContent,
@@ -48,6 +50,7 @@ from ._types import (
 from ._validation import (
     ArgumentError,
     ToolArgumentsError,
+    copy_json,
     parameters_schema,
     validate_arguments,
     validate_tool_arguments,
@@ -65,6 +68,8 @@ __all__ = [
     "ImageContent",
     "Message",
     "Model",
+    "ModelCost",
+    "ReasoningLevel",
     "StopReason",
     "StreamDone",
     "StreamError",
@@ -90,6 +95,7 @@ __all__ = [
     "Usage",
     "UserContent",
     "UserMessage",
+    "copy_json",
     "from_json",
     "parameters_schema",
     "parse_streaming_json",

@@ -17,6 +17,7 @@ from ._types import AssistantMessage, Context, Model, ToolCall
 
 __all__ = [
     "AssistantMessageEvent",
+    "ReasoningLevel",
     "StreamDone",
     "StreamError",
     "StreamFn",
@@ -141,12 +142,26 @@ AssistantMessageEvent: TypeAlias = (
 )
 
 
+ReasoningLevel: TypeAlias = Literal["minimal", "low", "medium", "high"]
+
+
 @dataclass(slots=True)
 class StreamOptions:
-    """Per-request options handed to a :data:`StreamFn`."""
+    """Per-request options handed to a :data:`StreamFn`.
+
+    ``max_tokens`` defaults to the model's; ``reasoning`` is ``None`` (off) or a thinking level,
+    ignored for models without reasoning; ``headers`` are added to the model's own;
+    ``max_retries`` bounds retries of a request that failed before its first event; ``extra``
+    is merged into the request body as is.
+    """
 
     signal: AbortSignal | None = None
     api_key: str | None = None
+    max_tokens: int | None = None
+    temperature: float | None = None
+    reasoning: ReasoningLevel | None = None
+    headers: dict[str, str] | None = None
+    max_retries: int = 3
     extra: dict[str, Any] = field(default_factory=dict)
 
 

@@ -17,6 +17,7 @@ __all__ = [
     "ImageContent",
     "Message",
     "Model",
+    "ModelCost",
     "StopReason",
     "TextContent",
     "ThinkingContent",
@@ -48,7 +49,12 @@ class ImageContent:
 
 @dataclass(slots=True)
 class ThinkingContent:
+    """A model's reasoning. ``signature`` is provider-opaque replay data (Anthropic's signature,
+    a Responses reasoning item as JSON); ``redacted`` thinking carries only that data."""
+
     thinking: str
+    signature: str | None = None
+    redacted: bool = False
     type: Literal["thinking"] = "thinking"
 
 
@@ -59,6 +65,9 @@ class ToolCall:
     id: str
     name: str
     arguments: dict[str, Any]
+    arguments_error: str | None = None
+    """Set by a provider when the final arguments did not parse strictly (malformed, or cut off
+    by a ``length`` stop): such a call is never executed; its result is this error."""
     type: Literal["tool_call"] = "tool_call"
 
 
@@ -92,6 +101,7 @@ class AssistantMessage:
     stop_reason: StopReason = "stop"
     model: str = ""
     provider: str = ""
+    api: str = ""
     usage: Usage = field(default_factory=Usage)
     error_message: str | None = None
     timestamp: float = field(default_factory=time.time)
@@ -128,9 +138,23 @@ class ToolResultMessage:
 Message: TypeAlias = UserMessage | AssistantMessage | ToolResultMessage
 
 
+@dataclass(slots=True, frozen=True)
+class ModelCost:
+    """Prices in US dollars per million tokens, one per usage bucket."""
+
+    input: float = 0.0
+    output: float = 0.0
+    cache_read: float = 0.0
+    cache_write: float = 0.0
+
+
 @dataclass(slots=True)
 class Model:
-    """Which model to call and how: ``api`` selects the wire protocol, ``provider`` the vendor."""
+    """Which model to call and how: ``api`` selects the wire protocol, ``provider`` the vendor.
+
+    ``compat`` holds per-server switches of the wire format (see :mod:`tether.ai.providers`);
+    ``headers`` are sent with every request.
+    """
 
     id: str
     provider: str
@@ -139,6 +163,11 @@ class Model:
     context_window: int = 128_000
     max_tokens: int = 16_384
     input: tuple[str, ...] = ("text",)
+    name: str = ""
+    reasoning: bool = False
+    cost: ModelCost = field(default_factory=ModelCost)
+    compat: dict[str, Any] = field(default_factory=dict)
+    headers: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(slots=True)

@@ -25,6 +25,7 @@ from ._types import ToolCall
 __all__ = [
     "ArgumentError",
     "ToolArgumentsError",
+    "copy_json",
     "parameters_schema",
     "validate_arguments",
     "validate_tool_arguments",
