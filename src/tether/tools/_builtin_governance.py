@@ -12,8 +12,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any, Literal
 
-from tether.gate._governance import Governance, Policies, Review
-from tether.gate._verdict import Verdict
+from tether.gate import Governance, Policies, Review, Verdict
 
 from ._definition import ToolDefinition
 from ._paths import resolve_path

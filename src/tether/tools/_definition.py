@@ -15,7 +15,7 @@ import pydantic
 
 from tether.agent import AgentTool, AgentToolResult, ExecutionMode, UpdateCallback
 from tether.ai import AbortSignal
-from tether.gate._governance import govern
+from tether.gate import govern
 
 __all__ = ["DefinitionExecute", "ToolContext", "ToolDefinition", "wrap_tool_definition"]
 
