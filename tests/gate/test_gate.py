@@ -149,11 +149,15 @@ async def test_a_denial_by_the_person_is_an_error_result_with_the_reason() -> No
     assert "Denied by a person (deny_once): check said approve" in result.content[0].text
 
 
-async def test_no_approver_means_deny() -> None:
-    (result,) = await run_calls(
-        Gate("normal", None, workspace="/"), [action_tool([])], [("act", {"kind": "approve"})]
-    )
+async def test_no_approver_means_deny_and_says_nobody_was_asked() -> None:
+    gate = Gate("normal", None, workspace="/")
+    (result,) = await run_calls(gate, [action_tool([])], [("act", {"kind": "approve"})])
+    text = result.content[0].text
     assert result.is_error
+    assert "no approver is configured" in text and "check said approve" in text
+    assert "Gate(mode, TerminalApprover())" in text
+    assert "Denied by a person" not in text
+    assert gate.records[-1].decided_by == "no_approver"
 
 
 async def test_an_approver_that_fails_or_answers_nonsense_means_deny() -> None:
@@ -351,6 +355,28 @@ async def test_approval_requests_are_bound_to_the_digest_and_cannot_be_spoofed()
     for forbidden in ("\x1b", "\r", "\x07", "abcdefghijklmnopqrstuvwxyz123456"):
         assert forbidden not in shown
         assert forbidden not in str(request.args)
+
+
+async def test_the_injected_confirm_is_not_shown_among_the_arguments() -> None:
+    approver = ScriptedApprover(["deny_once"])
+    gate = Gate("normal", approver, workspace="/")
+    await run_calls(gate, [action_tool([])], [("act", {"kind": "allow", "confirm": True})])
+    (request,) = approver.requests
+    assert dict(request.args) == {"kind": "allow"}
+    assert "confirm=true" in request.reason
+    assert "confirm" not in render_request(request).partition("Reason:")[0]
+
+
+async def test_a_denial_of_an_ungoverned_tool_reads_as_one_sentence() -> None:
+    async def execute(call_id: str, params: Any, signal: Any, on_update: Any) -> str:
+        return "ok"
+
+    tool = AgentTool("free", "Free", "d", {"type": "object"}, execute)
+    gate = Gate("normal", ScriptedApprover(["deny_once"]), workspace="/")
+    (result,) = await run_calls(gate, [tool], [("free", {})])
+    assert result.content[0].text == (
+        'Denied by a person (deny_once): Tool "free" declares no governance.'
+    )
 
 
 def test_unknown_modes_are_refused() -> None:

@@ -39,6 +39,7 @@ from tether.ai import AbortSignal, TextContent
 
 from ._approval import ApprovalRequest, Approver, Decision
 from ._governance import (
+    CONFIRM_PROPERTY,
     Governance,
     Policies,
     action_digest,
@@ -68,7 +69,8 @@ class GateRecord:
     verdict: PolicyDecision
     outcome: Literal["allowed", "denied"]
     decided_by: str
-    """``policy``, ``mode``, ``sandbox``, ``session``, ``reviewer`` or ``approver``."""
+    """``policy``, ``mode``, ``sandbox``, ``session``, ``reviewer``, ``approver``, or
+    ``no_approver`` (a person was needed but none is configured)."""
     reason: str
 
 
@@ -116,7 +118,7 @@ class Gate:
             )
             default_confirm = governance.default_confirm
         else:
-            verdict = Verdict(self.ungoverned, (f'Tool "{call.name}" declares no governance.',))
+            verdict = Verdict(self.ungoverned, (f'Tool "{call.name}" declares no governance',))
             governance, default_confirm = None, False
         explicit_confirm = is_confirm_forced(ctx.tool_call.arguments, call.args)
         forced = default_confirm or explicit_confirm
@@ -156,8 +158,11 @@ class Gate:
                 return None
             cause = outcome.escalated_because or outcome.reason_code
             why = f"{why}; the reviewer escalated ({cause})"
+        if self.approver is None:
+            return self._deny(call, verdict, "no_approver", _no_approver_reason(why))
+        shown = self._shown(call.args, owns_confirm=governance is None or governance.owns_confirm)
         decision = await self._ask(
-            ApprovalRequest(call.name, self._shown(call.args), why, call.digest)
+            self.approver, ApprovalRequest(call.name, shown, why, call.digest)
         )
         if decision in ("allow_once", "allow_session"):
             if decision == "allow_session":
@@ -228,16 +233,19 @@ class Gate:
         shown = {key: _for_display(value) for key, value in projection.arguments.items()}
         return ReviewAction(call.name, shown, call.digest, purpose, projection.complete)
 
-    def _shown(self, args: Mapping[str, Any]) -> dict[str, Any]:
-        """Arguments as a person sees them: secrets masked, control sequences removed."""
-        return {sanitize_for_display(str(k)): _for_display(v) for k, v in args.items()}
+    def _shown(self, args: Mapping[str, Any], *, owns_confirm: bool) -> dict[str, Any]:
+        """Arguments as a person sees them: secrets masked, control sequences removed, and the
+        ``confirm`` the runtime injected left out (the reason says the model asked)."""
+        return {
+            sanitize_for_display(str(k)): _for_display(v)
+            for k, v in args.items()
+            if owns_confirm or k != CONFIRM_PROPERTY
+        }
 
-    async def _ask(self, request: ApprovalRequest) -> Decision:
-        if self.approver is None:
-            return "deny_once"
+    async def _ask(self, approver: Approver, request: ApprovalRequest) -> Decision:
         try:
             async with asyncio.timeout(self.approval_timeout):
-                decision = await self.approver.confirm(request)
+                decision = await approver.confirm(request)
         except TimeoutError:
             _log.warning("approval for %s timed out; denying", request.tool_name)
             return "deny_once"
@@ -291,6 +299,14 @@ def _why_asking(policy_reason: str, default_confirm: bool, explicit_confirm: boo
     if explicit_confirm:
         parts.append("the model asked for confirmation (confirm=true)")
     return "; ".join(parts) or "approval required"
+
+
+def _no_approver_reason(why: str) -> str:
+    return (
+        f"Denied: this call needs a person's approval ({why}), but no approver is configured, "
+        "so nobody was asked. Pass one to the gate, e.g. Gate(mode, TerminalApprover()) or "
+        "Gate(mode, ScriptedApprover([...])) for headless runs."
+    )
 
 
 def _for_display(value: Any) -> Any:
