@@ -539,3 +539,35 @@ async def test_tool_updates_reach_listeners() -> None:
     update = kinds.index("tool_execution_update")
     assert kinds.index("tool_execution_start") < update < kinds.index("tool_execution_end")
     assert text_of(events[update].partial_result) == "50%"
+
+
+# --- resume after a failed turn --------------------------------------------------------------
+
+
+async def test_resume_after_a_failed_turn_retries_it_and_keeps_the_failure_in_the_transcript() -> (
+    None
+):
+    fm = FauxModel([faux_message("half an ans", stop_reason="error")])
+    agent = Agent(model=fm.model, stream_fn=fm.stream)
+    await agent.prompt("question")
+    assert agent.state.error is not None
+    failed = agent.state.messages[-1]
+
+    fm.append(faux_message("the answer"))
+    added = await agent.resume()
+
+    assert [m.text() for m in added] == ["the answer"]
+    assert agent.state.error is None
+    assert agent.state.messages[-2] is failed  # the transcript keeps the failed turn
+    assert fm.contexts[1].messages == [agent.state.messages[0]]  # ... but it is not sent
+
+
+async def test_a_resume_that_cannot_start_keeps_the_error() -> None:
+    fm = FauxModel([faux_message("done")])
+    agent = Agent(model=fm.model, stream_fn=fm.stream)
+    await agent.prompt("question")
+    agent.state.error = "an earlier failure"
+    with pytest.raises(ValueError, match='ended with "stop"'):
+        await agent.resume()
+    assert agent.state.error == "an earlier failure"
+    assert agent.state.is_running is False

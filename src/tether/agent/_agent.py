@@ -120,7 +120,10 @@ class Agent:
         )
 
     async def resume(self) -> list[AgentMessage]:
-        """Continue from the transcript as it is (e.g. after an error)."""
+        """Continue from the transcript as it is: after a failed turn (``state.error`` set), the
+        turn is retried — the failed message stays in ``state.messages`` but is not sent again.
+        Raises ``ValueError`` (and leaves the state as it was) when there is nothing to continue.
+        """
         self._ensure_idle("resume")
         return await self._run(agent_loop_continue)
 
@@ -193,22 +196,23 @@ class Agent:
         start: Callable[[AgentContext, AgentLoopConfig, Any], AgentEventStream],
     ) -> list[AgentMessage]:
         state = self.state
+        config = AgentLoopConfig(
+            model=state.model,
+            stream_fn=self.stream_fn,
+            get_steering_messages=self._take_steering,
+            get_follow_up_messages=self._take_follow_ups,
+            **self.loop_options,
+        )
+        self._derive_tool_set()  # the transcript may have been rewound or replaced
+        context = AgentContext(state.system_prompt, list(state.messages), list(state.tools))
+        controller = AbortController()
+        stream = start(context, config, controller.signal)  # refuses a bad start: state kept
         state.is_running = True
         state.error = None
-        self._controller = controller = AbortController()
+        self._controller = controller
         self._idle = asyncio.get_running_loop().create_future()
+        self._stream = stream
         try:
-            config = AgentLoopConfig(
-                model=state.model,
-                stream_fn=self.stream_fn,
-                get_steering_messages=self._take_steering,
-                get_follow_up_messages=self._take_follow_ups,
-                **self.loop_options,
-            )
-            self._derive_tool_set()  # the transcript may have been rewound or replaced
-            context = AgentContext(state.system_prompt, list(state.messages), list(state.tools))
-            stream = start(context, config, controller.signal)
-            self._stream = stream
             async for event in stream:
                 self._apply(event)
                 await self._notify(event)

@@ -14,7 +14,6 @@ from dataclasses import replace
 
 from tether.ai import (
     AbortSignal,
-    AssistantContent,
     AssistantMessage,
     Context,
     Message,
@@ -47,6 +46,8 @@ from ._types import (
 __all__ = ["agent_loop", "agent_loop_continue", "default_convert_to_llm"]
 
 _log = logging.getLogger("tether.agent")
+
+FAILED_STOP_REASONS = frozenset({"error", "aborted"})
 
 TRUNCATED_CALL = (
     "Tool call not executed: the response was cut off at the output token limit "
@@ -85,16 +86,20 @@ def agent_loop_continue(
     config: AgentLoopConfig,
     signal: AbortSignal | None = None,
 ) -> AgentEventStream:
-    """Resume from ``context`` as it is (e.g. after an error or with a queued tool result).
+    """Resume from ``context`` as it is: after a user message or tool result, or after a turn
+    that failed (stop reason ``error`` or ``aborted``), which is then retried — the failed
+    message stays in the transcript but is not sent.
 
     Raises ``ValueError`` at once when there is nothing to continue from: no messages, or a
-    transcript that ends with an assistant message.
+    transcript that ends with an assistant message that completed.
     """
     if not context.messages:
         raise ValueError("Cannot continue: the context has no messages.")
-    if isinstance(context.messages[-1], AssistantMessage):
+    last = context.messages[-1]
+    if isinstance(last, AssistantMessage) and last.stop_reason not in FAILED_STOP_REASONS:
         raise ValueError(
-            "Cannot continue from an assistant message: add a user message or tool result first."
+            f'Cannot continue from an assistant message that ended with "{last.stop_reason}": '
+            "add a user message or tool result first (only a failed turn is retried)."
         )
 
     async def run(emit: Emit) -> list[AgentMessage]:
@@ -135,7 +140,7 @@ async def _run(
             tools_shown = list(context.tools)
             message = await _stream_assistant_message(context, tools_shown, config, signal, emit)
             new_messages.append(message)
-            if message.stop_reason in ("error", "aborted"):
+            if message.stop_reason in FAILED_STOP_REASONS:
                 emit(TurnEnd(message, []))
                 emit(AgentEnd(new_messages))
                 return
@@ -194,9 +199,10 @@ UNANSWERED_CALL = "No result: this tool call was not executed."
 def answer_every_tool_call(messages: Sequence[Message]) -> list[Message]:
     """The request's messages, made valid for any provider.
 
-    A failed or aborted response may hold tool calls with cut-off arguments that never ran: they
-    are left out of what the model is sent (the transcript keeps them). Any other tool call
-    without a result gets an error result right after its message, so every call is answered.
+    A response that failed or was aborted is left out of what the model is sent (the transcript
+    keeps it): it is an unfinished turn, and its tool calls, cut off, never ran. Any other tool
+    call without a result gets an error result right after its message, so every call is
+    answered.
     """
     answered = {m.tool_call_id for m in messages if isinstance(m, ToolResultMessage)}
     repaired: list[Message] = []
@@ -204,13 +210,9 @@ def answer_every_tool_call(messages: Sequence[Message]) -> list[Message]:
         if not isinstance(message, AssistantMessage):
             repaired.append(message)
             continue
-        calls = message.tool_calls()
-        if calls and message.stop_reason in ("error", "aborted"):
-            kept: list[AssistantContent] = [
-                b for b in message.content if not isinstance(b, ToolCall)
-            ]
-            repaired.append(replace(message, content=kept))
+        if message.stop_reason in FAILED_STOP_REASONS:
             continue
+        calls = message.tool_calls()
         repaired.append(message)
         for call in calls:
             if call.id not in answered:
