@@ -12,9 +12,13 @@ from tether.agent import (
     AfterToolCallResult,
     Agent,
     AgentBusyError,
+    AgentContext,
+    AgentLoopConfig,
     AgentTool,
     AgentToolResult,
     BeforeToolCallResult,
+    agent_loop,
+    agent_loop_continue,
 )
 from tether.ai import (
     AssistantMessage,
@@ -571,3 +575,31 @@ async def test_a_resume_that_cannot_start_keeps_the_error() -> None:
         await agent.resume()
     assert agent.state.error == "an earlier failure"
     assert agent.state.is_running is False
+
+
+# --- tool names ------------------------------------------------------------------------------
+
+
+def test_two_tools_of_the_same_name_are_refused_naming_them() -> None:
+    fm = FauxModel([])
+    with pytest.raises(ValueError, match=r'Duplicate tool names in tools: "a" \(2 tools\)'):
+        Agent(model=fm.model, stream_fn=fm.stream, tools=[ok_tool("a"), ok_tool("a")])
+    agent = Agent(model=fm.model, stream_fn=fm.stream, tools=[ok_tool("a")])
+    with pytest.raises(ValueError, match='"b" \\(3 tools\\)'):
+        agent.set_tools([ok_tool("b"), ok_tool("b"), ok_tool("b")])
+    assert [tool.name for tool in agent.state.tools] == ["a"]
+    with pytest.raises(ValueError, match='available_tools: "c"'):
+        Agent(model=fm.model, stream_fn=fm.stream, available_tools=[ok_tool("c"), ok_tool("c")])
+
+
+def test_the_loop_refuses_tools_that_share_a_name() -> None:
+    fm = FauxModel([faux_message("never")])
+    config = AgentLoopConfig(model=fm.model, stream_fn=fm.stream)
+    with pytest.raises(ValueError, match='"a"'):
+        agent_loop([UserMessage("go")], AgentContext("", [], [ok_tool("a"), ok_tool("a")]), config)
+    offered = AgentLoopConfig(
+        model=fm.model, stream_fn=fm.stream, available_tools=[ok_tool("b"), ok_tool("b")]
+    )
+    with pytest.raises(ValueError, match='available_tools: "b"'):
+        agent_loop_continue(AgentContext("", [UserMessage("go")], []), offered)
+    assert fm.contexts == []

@@ -19,7 +19,7 @@ from tether.ai import (
     UserMessage,
 )
 
-from ._dynamic_tools import activate_added_tools, start_tool_set
+from ._dynamic_tools import activate_added_tools, refuse_duplicate_names, start_tool_set
 from ._errors import AgentBusyError
 from ._event_stream import AgentEventStream
 from ._loop import agent_loop, agent_loop_continue
@@ -98,6 +98,9 @@ class Agent:
                 "Give system_prompt or system_prompt_for, not both: system_prompt_for builds "
                 "the system prompt from the active tools."
             )
+        tools = list(tools)
+        refuse_duplicate_names(tools, "tools")
+        refuse_duplicate_names(loop_options.get("available_tools", ()), "available_tools")
         self.state = AgentState(system_prompt, model, list(tools), list(messages))
         self.stream_fn = stream_fn
         self.loop_options = loop_options
@@ -158,8 +161,10 @@ class Agent:
     def set_tools(self, tools: Iterable[AgentTool]) -> None:
         """Replace the tool set; it applies from the next run on. Tools the transcript
         activated (``added_tool_names``) stay active, and ``system_prompt_for`` rebuilds the
-        system prompt."""
-        self._base_tools = list(tools)
+        system prompt. Raises ``ValueError`` when two of them share a name."""
+        tools = list(tools)
+        refuse_duplicate_names(tools, "set_tools")
+        self._base_tools = tools
         self._derive_tool_set()
 
     def _derive_tool_set(self) -> None:

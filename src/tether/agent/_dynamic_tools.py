@@ -12,15 +12,32 @@ the same tools at the same point. Whenever the active set changes, and at the st
 from __future__ import annotations
 
 import logging
+from collections import Counter
 from collections.abc import Iterable
 
 from tether.ai import ToolResultMessage
 
-from ._types import AgentContext, AgentLoopConfig, AgentMessage
+from ._types import AgentContext, AgentLoopConfig, AgentMessage, AgentTool
 
-__all__ = ["activate_added_tools", "rebuild_system_prompt", "start_tool_set"]
+__all__ = [
+    "activate_added_tools",
+    "rebuild_system_prompt",
+    "refuse_duplicate_names",
+    "start_tool_set",
+]
 
 _log = logging.getLogger("tether.agent")
+
+
+def refuse_duplicate_names(tools: Iterable[AgentTool], where: str) -> None:
+    """``ValueError`` naming every name that two or more of ``tools`` share: a model tells
+    tools apart only by name, so it would be shown both and only one would ever run."""
+    counts = Counter(tool.name for tool in tools)
+    shared = [f'"{name}" ({count} tools)' for name, count in counts.items() if count > 1]
+    if shared:
+        raise ValueError(
+            f"Duplicate tool names in {where}: {', '.join(shared)}. Every tool needs its own name."
+        )
 
 
 def start_tool_set(context: AgentContext, config: AgentLoopConfig) -> None:

@@ -26,7 +26,7 @@ from tether.ai import (
     parameters_schema,
 )
 
-from ._dynamic_tools import activate_added_tools, start_tool_set
+from ._dynamic_tools import activate_added_tools, refuse_duplicate_names, start_tool_set
 from ._event_stream import AgentEventStream, Emit
 from ._pipeline import describe_error, execute_tool_calls, refuse_tool_calls
 from ._types import (
@@ -62,7 +62,12 @@ def agent_loop(
     config: AgentLoopConfig,
     signal: AbortSignal | None = None,
 ) -> AgentEventStream:
-    """Start a run with ``prompts`` appended to ``context`` (which is not modified)."""
+    """Start a run with ``prompts`` appended to ``context`` (which is not modified).
+
+    Raises ``ValueError`` at once when two tools of ``context.tools`` or of
+    ``config.available_tools`` share a name.
+    """
+    _refuse_duplicate_tools(context, config)
     prompts = list(prompts)
 
     async def run(emit: Emit) -> list[AgentMessage]:
@@ -91,8 +96,10 @@ def agent_loop_continue(
     message stays in the transcript but is not sent.
 
     Raises ``ValueError`` at once when there is nothing to continue from: no messages, or a
-    transcript that ends with an assistant message that completed.
+    transcript that ends with an assistant message that completed; or tools that share a name
+    (as :func:`agent_loop`).
     """
+    _refuse_duplicate_tools(context, config)
     if not context.messages:
         raise ValueError("Cannot continue: the context has no messages.")
     last = context.messages[-1]
@@ -111,6 +118,11 @@ def agent_loop_continue(
         return new_messages
 
     return AgentEventStream(run)
+
+
+def _refuse_duplicate_tools(context: AgentContext, config: AgentLoopConfig) -> None:
+    refuse_duplicate_names(context.tools, "the context's tools")
+    refuse_duplicate_names(config.available_tools, "available_tools")
 
 
 async def _run(
