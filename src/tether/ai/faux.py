@@ -221,6 +221,7 @@ class FauxModel:
                 yield ToolCallDelta(index, chunk, partial)
             if not chunks:
                 call.arguments = copy_json(block.arguments)
+            call.arguments_error = block.arguments_error
             yield ToolCallEnd(index, call, partial)
 
     def _chunks(self, text: str) -> list[str]:
