@@ -32,7 +32,7 @@ from tether.ai import (
 )
 from tether.ai.faux import FauxModel, faux_message, faux_tool_call
 
-OBJECT = {"type": "object", "properties": {}}
+OBJECT = {"type": "object"}
 
 
 def make_tool(name: str, execute: Any, **options: Any) -> AgentTool:

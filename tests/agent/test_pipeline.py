@@ -24,7 +24,17 @@ from tether.agent import (
 from tether.ai import AbortSignal, TextContent, ToolCall, ToolResultMessage, UserMessage
 from tether.ai.faux import FauxModel, faux_message, faux_text, faux_tool_call
 
-from .support import Recorder, Run, collapse, echo_tool, make_tool, run, slow_tool, text_of
+from .support import (
+    ECHO_SCHEMA,
+    Recorder,
+    Run,
+    collapse,
+    echo_tool,
+    make_tool,
+    run,
+    slow_tool,
+    text_of,
+)
 
 
 def script(*calls: ToolCall) -> FauxModel:
@@ -449,6 +459,7 @@ async def test_prepare_arguments_works_on_a_copy() -> None:
         seen_by_hook.append(ctx.tool_call.arguments)
 
     tool_ = echo_tool(recorder=recorder, prepare_arguments=prepare)
+    tool_.parameters = {**ECHO_SCHEMA, "properties": {**ECHO_SCHEMA["properties"], "tags": {}}}
     result = await one_call([tool_], "echo", raw, before_tool_call=before)
 
     assert recorder.params[0]["text"] == "prepared original"

@@ -178,6 +178,21 @@ async def test_invalid_arguments_never_reach_the_function() -> None:
     assert called == []
 
 
+async def test_a_misspelled_argument_is_an_error_not_silently_dropped() -> None:
+    called: list[int] = []
+
+    @tool
+    def read(path: str, offset: int = 1) -> str:
+        """Read."""
+        called.append(offset)
+        return path
+
+    result, _ = await run_tool(read, {"path": "a.py", "offest": 2})
+    assert result.is_error is True
+    assert "unknown argument 'offest'; did you mean 'offset'?" in text_of(result)
+    assert called == []
+
+
 async def test_sync_tool_runs_in_a_worker_thread_without_blocking_the_loop() -> None:
     loop_thread = threading.get_ident()
     tool_threads: list[int] = []

@@ -554,3 +554,99 @@ def test_pydantic_model_instance_does_not_share_containers_with_the_arguments() 
     value.meta["k"].append(99)
     value.anything["x"].append(99)
     assert arguments == {"meta": {"k": [1]}, "anything": {"x": [2]}}
+
+
+# --- unknown arguments -----------------------------------------------------------------------
+
+READ: dict[str, Any] = {
+    "type": "object",
+    "properties": {"path": {"type": "string"}, "offset": {"type": "integer", "minimum": 1}},
+    "required": ["path"],
+}
+
+
+def refusal(parameters: Any, arguments: dict[str, Any]) -> str:
+    with pytest.raises(ToolArgumentsError) as caught:
+        validate_arguments("read", parameters, arguments)
+    return str(caught.value)
+
+
+def test_a_misspelled_argument_is_an_error_naming_the_closest_parameter() -> None:
+    message = refusal(READ, {"path": "a.py", "offest": 2})
+    assert "  - (root): unknown argument 'offest'; did you mean 'offset'?" in message
+    assert 'Received arguments: {"path": "a.py", "offest": 2}' in message
+
+
+def test_an_unknown_argument_without_a_close_name_lists_the_parameters() -> None:
+    message = refusal(READ, {"path": "a.py", "colour": "red"})
+    assert "unknown argument 'colour'; expected one of: path, offset" in message
+    no_parameters = {"type": "object", "properties": {}}
+    assert "this tool takes no arguments" in refusal(no_parameters, {"x": 1})
+
+
+def test_unknown_arguments_are_refused_at_any_depth_and_alongside_other_errors() -> None:
+    schema = {
+        "type": "object",
+        "properties": {
+            "edits": {
+                "type": "array",
+                "items": {"type": "object", "properties": {"old_text": {}, "new_text": {}}},
+            },
+            "offset": {"type": "integer"},
+        },
+    }
+    message = refusal(schema, {"edits": [{"old_txt": "a", "new_text": "b"}], "offset": "x"})
+    assert "  - edits[0]: unknown argument 'old_txt'; did you mean 'old_text'?" in message
+    assert "  - offset:" in message
+
+
+@pytest.mark.parametrize(
+    "opening",
+    [
+        {"additionalProperties": True},
+        {"additionalProperties": {"type": "integer"}},
+        {"patternProperties": {"^x_": {}}},
+        {"unevaluatedProperties": True},
+    ],
+)
+def test_a_schema_that_allows_other_properties_keeps_them(opening: dict[str, Any]) -> None:
+    arguments = {"path": "a.py", "x_extra": 2}
+    assert validate_arguments("read", {**READ, **opening}, arguments) == arguments
+
+
+def test_a_schema_without_listed_properties_stays_open() -> None:
+    assert validate_arguments("t", {"type": "object"}, {"any": 1}) == {"any": 1}
+
+
+def test_unknown_arguments_of_a_pydantic_model_are_errors_unless_it_allows_extra() -> None:
+    class Strict(pydantic.BaseModel):
+        path: str
+        offset: int = 1
+
+    class Open(Strict):
+        model_config = pydantic.ConfigDict(extra="allow")
+
+    assert "did you mean 'offset'?" in refusal(Strict, {"path": "a", "offest": 2})
+    assert validate_arguments("read", Open, {"path": "a", "offest": 2}).offest == 2
+
+
+def test_the_model_is_shown_the_schema_as_written() -> None:
+    tool = Tool("read", "", READ)
+    validate_tool_arguments(tool, ToolCall("1", "read", {"path": "a"}))
+    assert "additionalProperties" not in READ
+
+
+# --- wording ---------------------------------------------------------------------------------
+
+
+def test_an_exclusive_bound_says_what_the_value_must_be() -> None:
+    schema = {
+        "type": "object",
+        "properties": {
+            "timeout": {"type": "number", "exclusiveMinimum": 0},
+            "ratio": {"type": "number", "exclusiveMaximum": 1},
+        },
+    }
+    message = refusal(schema, {"timeout": 0, "ratio": 1})
+    assert "  - timeout: 0 must be greater than 0" in message
+    assert "  - ratio: 1 must be less than 1" in message

@@ -225,8 +225,8 @@ async def test_default_timeout_applies_when_the_model_gives_none(tmp_path: Path)
 @pytest.mark.parametrize(
     ("timeout", "reason"),
     [
-        (0, "0 is less than or equal to the minimum of 0"),
-        (-1, "-1 is less than or equal to the minimum of 0"),
+        (0, "0 must be greater than 0"),
+        (-1, "-1 must be greater than 0"),
         ("inf", '"inf" is not of type "number"'),
         ("-inf", '"-inf" is not of type "number"'),
         ("nan", '"nan" is not of type "number"'),

@@ -5,10 +5,16 @@ Coercions (applied only when the arguments do not validate as sent): numeric str
 numbers and booleans to strings, ``"true"``/``"false"`` to booleans, and ``null`` for an optional
 property dropped. Arguments are never modified in place; the result is a fresh copy the tool may
 own.
+
+Unknown arguments are errors: an object schema that lists its ``properties`` accepts no others
+unless it says so (``additionalProperties``, ``patternProperties`` or ``unevaluatedProperties``;
+a pydantic model with ``extra="allow"``). A misspelled argument would otherwise be dropped
+silently and the call run with a default; the error names the closest parameter instead.
 """
 
 from __future__ import annotations
 
+import difflib
 import json
 import math
 import re
@@ -91,11 +97,12 @@ def parameters_schema(parameters: Any) -> dict[str, Any]:
 
 
 class _SchemaValidator:
-    __slots__ = ("schema", "validator")
+    __slots__ = ("closed", "schema", "validator")
 
     def __init__(self, schema: dict[str, Any]) -> None:
         self.schema = schema
-        self.validator = jsonschema_rs.validator_for(schema)
+        self.closed = close_objects(schema)
+        self.validator = jsonschema_rs.validator_for(self.closed)
 
     def validate(self, tool_name: str, arguments: Any) -> Any:
         if self.validator.is_valid(arguments):
@@ -103,7 +110,9 @@ class _SchemaValidator:
         else:
             checked = coerce_to_schema(arguments, self.schema, self.schema)
             errors = [
-                _argument_error(error, checked) for error in self.validator.iter_errors(checked)
+                error
+                for failure in self.validator.iter_errors(checked)
+                for error in _argument_errors(failure, checked, self.closed)
             ]
             if errors:
                 raise ToolArgumentsError(tool_name, errors, arguments)
@@ -164,17 +173,108 @@ def _model_validator(model: type[pydantic.BaseModel]) -> _ModelValidator:
     return _ModelValidator(model)
 
 
-def _argument_error(error: Any, arguments: Any) -> ArgumentError:
-    """A missing property is reported at its own path, so the model sees what to add; a
-    non-finite number (JSON has none; the validator sees ``null``) is named as what it is."""
+_OPENERS = ("additionalProperties", "patternProperties", "unevaluatedProperties", "allOf")
+"""Keywords with which a schema decides about other properties itself (``allOf``: its parts
+together list them)."""
+_SCHEMA_MAPS = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")
+_SCHEMA_LISTS = ("anyOf", "oneOf", "prefixItems")
+_SCHEMAS = (
+    "items",
+    "additionalProperties",
+    "additionalItems",
+    "unevaluatedItems",
+    "contains",
+    "propertyNames",
+    "not",
+    "if",
+    "then",
+    "else",
+)
+
+
+def close_objects(schema: Any, *, part_of_all_of: bool = False) -> Any:
+    """A copy of ``schema`` in which every object schema that lists its ``properties`` and
+    says nothing about other properties refuses them (``additionalProperties: false``).
+
+    Only validation uses the closed copy; the model is shown the schema as written.
+    """
+    if not isinstance(schema, dict):
+        return schema
+    closed: dict[str, Any] = {}
+    for key, value in schema.items():
+        if key in _SCHEMA_MAPS and isinstance(value, dict):
+            closed[key] = {name: close_objects(sub) for name, sub in value.items()}
+        elif key in _SCHEMA_LISTS and isinstance(value, list):
+            closed[key] = [close_objects(sub) for sub in value]
+        elif key == "allOf" and isinstance(value, list):
+            closed[key] = [close_objects(sub, part_of_all_of=True) for sub in value]
+        elif key in _SCHEMAS:
+            closed[key] = (
+                [close_objects(sub) for sub in value]
+                if isinstance(value, list)
+                else close_objects(value)
+            )
+        else:
+            closed[key] = value
+    lists_properties = isinstance(schema.get("properties"), dict)
+    if lists_properties and not part_of_all_of and not any(k in schema for k in _OPENERS):
+        closed["additionalProperties"] = False
+    return closed
+
+
+def _argument_errors(error: Any, arguments: Any, schema: Any) -> list[ArgumentError]:
+    """A missing property is reported at its own path, so the model sees what to add; an
+    unknown one names the closest parameter; a non-finite number (JSON has none; the validator
+    sees ``null``) is named as what it is."""
     kind = error.kind
     path = list(error.instance_path)
     if isinstance(kind, jsonschema_rs.ValidationErrorKind.Required):
-        return ArgumentError(_format_path([*path, kind.property]), "required property is missing")
+        return [ArgumentError(_format_path([*path, kind.property]), "required property is missing")]
+    if isinstance(kind, jsonschema_rs.ValidationErrorKind.AdditionalProperties):
+        known = _properties_at(schema, list(error.schema_path)[:-1])
+        where = _format_path(path)
+        return [
+            ArgumentError(where, _unknown_argument(name, known, path)) for name in kind.unexpected
+        ]
     value = _value_at(arguments, path)
     if isinstance(value, float) and not math.isfinite(value):
-        return ArgumentError(_format_path(path), f"{_render(value)} is not a finite number")
-    return ArgumentError(_format_path(path), error.message)
+        return [ArgumentError(_format_path(path), f"{_render(value)} is not a finite number")]
+    if isinstance(kind, jsonschema_rs.ValidationErrorKind.ExclusiveMinimum):
+        return [
+            ArgumentError(
+                _format_path(path), f"{_render(value)} must be greater than {_render(kind.limit)}"
+            )
+        ]
+    if isinstance(kind, jsonschema_rs.ValidationErrorKind.ExclusiveMaximum):
+        return [
+            ArgumentError(
+                _format_path(path), f"{_render(value)} must be less than {_render(kind.limit)}"
+            )
+        ]
+    return [ArgumentError(_format_path(path), error.message)]
+
+
+def _properties_at(schema: Any, schema_path: list[Any]) -> list[str]:
+    """The property names of the object schema at ``schema_path`` (refs already resolved)."""
+    for part in schema_path:
+        try:
+            schema = schema[part]
+        except (KeyError, IndexError, TypeError):
+            return []
+    properties = schema.get("properties") if isinstance(schema, dict) else None
+    return list(properties) if isinstance(properties, dict) else []
+
+
+def _unknown_argument(name: str, known: list[str], path: list[Any]) -> str:
+    reason = f"unknown argument {name!r}"
+    closest = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
+    if closest:
+        return f"{reason}; did you mean {closest[0]!r}?"
+    if known:
+        return f"{reason}; expected one of: {', '.join(known)}"
+    if not path:
+        return f"{reason}; this tool takes no arguments"
+    return f"{reason}; no properties are expected here"
 
 
 def _non_finite_paths(value: Any, path: list[Any]) -> list[tuple[list[Any], str]]:
