@@ -1,0 +1,43 @@
+"""Sessions on disk: one append-only JSONL file per session whose entries form a tree.
+
+Line 1 is the header; every later line is an entry whose ``parent_id`` links it into the tree,
+so branches share one file. :class:`SessionStore` finds and creates sessions, :class:`Session`
+appends entries (each line flushed before the call returns), rebuilds the context along the
+current branch, branches and forks, and records a running :class:`~tether.agent.Agent`.
+"""
+
+from ._entries import (
+    ApprovalEntry,
+    CompactionEntry,
+    CustomEntry,
+    Entry,
+    LabelEntry,
+    MessageEntry,
+    ModelChangeEntry,
+    SessionHeader,
+    SessionInfoEntry,
+    ThinkingLevelChangeEntry,
+    UnknownEntry,
+)
+from ._session import Session, SessionError, compaction_message
+from ._store import SessionInfo, SessionStore, default_sessions_dir
+
+__all__ = [
+    "ApprovalEntry",
+    "CompactionEntry",
+    "CustomEntry",
+    "Entry",
+    "LabelEntry",
+    "MessageEntry",
+    "ModelChangeEntry",
+    "Session",
+    "SessionError",
+    "SessionHeader",
+    "SessionInfo",
+    "SessionInfoEntry",
+    "SessionStore",
+    "ThinkingLevelChangeEntry",
+    "UnknownEntry",
+    "compaction_message",
+    "default_sessions_dir",
+]

@@ -1,0 +1,58 @@
+"""Recording a running agent into its session: messages as they end, decisions as they are made.
+
+The prompt's user message ends before the request goes out, so it is on disk before the model
+is asked; every other message is written when it ends. With a gate, each decision a person
+(``approver``, ``session`` memory of one) or the reviewer made is written as an ``approval``
+entry after the call it decided: who decided, the outcome and why — the audit trail.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from tether.agent import MessageEnd, ToolExecutionEnd, ToolExecutionStart
+from tether.gate import Gate, action_digest
+
+from ._entries import ApprovalEntry
+
+if TYPE_CHECKING:
+    from ._session import Session
+
+__all__ = ["PERSON_OR_REVIEWER", "record_agent"]
+
+PERSON_OR_REVIEWER = frozenset({"approver", "session", "reviewer"})
+
+
+def record_agent(session: Session, agent: Any, gate: Gate | None) -> Callable[[], None]:
+    """Subscribe ``session`` to ``agent``'s events; returns the unsubscribe function."""
+    arguments: dict[str, tuple[str, Any]] = {}
+    recorded = len(gate.records) if gate is not None else 0
+
+    def listener(event: object) -> None:
+        nonlocal recorded
+        if isinstance(event, MessageEnd):
+            session.append_message(event.message)
+        elif isinstance(event, ToolExecutionStart):
+            arguments[event.tool_call_id] = (event.tool_name, event.args)
+        elif isinstance(event, ToolExecutionEnd) and gate is not None:
+            fresh = gate.records[recorded:]
+            recorded = len(gate.records)
+            for record in fresh:
+                if record.decided_by not in PERSON_OR_REVIEWER:
+                    continue
+                name, args = arguments.get(record.tool_call_id, (record.tool_name, {}))
+                session.append(
+                    ApprovalEntry(
+                        tool_call_id=record.tool_call_id,
+                        tool_name=record.tool_name,
+                        digest=action_digest(name, args if isinstance(args, dict) else {}),
+                        decision=record.outcome,
+                        decided_by=record.decided_by,
+                        reason=record.reason,
+                    )
+                )
+            arguments.pop(event.tool_call_id, None)
+
+    unsubscribe: Callable[[], None] = agent.subscribe(listener)
+    return unsubscribe
