@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from typing import Any
 
 from ._definition import ToolDefinition
 from .bash import create_bash_tool
@@ -15,7 +16,7 @@ from .write import create_write_tool
 
 __all__ = ["BUILTIN_TOOL_FACTORIES", "create_coding_tools"]
 
-BUILTIN_TOOL_FACTORIES: dict[str, Callable[[str], ToolDefinition]] = {
+BUILTIN_TOOL_FACTORIES: dict[str, Callable[..., ToolDefinition]] = {
     "read": create_read_tool,
     "bash": create_bash_tool,
     "edit": create_edit_tool,
@@ -27,9 +28,18 @@ BUILTIN_TOOL_FACTORIES: dict[str, Callable[[str], ToolDefinition]] = {
 
 
 def create_coding_tools(
-    cwd: str, *, names: Iterable[str] = ("read", "bash", "edit", "write")
+    cwd: str,
+    *,
+    names: Iterable[str] = ("read", "bash", "edit", "write"),
+    operations: Any = None,
+    sandbox: bool | None = None,
 ) -> list[ToolDefinition]:
-    """Create the named built-in tools for ``cwd``, in the order given, on this machine."""
+    """Create the named built-in tools for ``cwd``, in the order given.
+
+    ``operations`` (an object implementing the tools' operations protocols, such as
+    ``LocalOperations`` or a remote backend) is handed to every tool; ``None`` is this machine.
+    ``sandbox`` goes to ``bash`` (``None``: bubblewrap where it works).
+    """
     chosen = list(names)
     unknown = [name for name in chosen if name not in BUILTIN_TOOL_FACTORIES]
     if unknown:
@@ -39,4 +49,10 @@ def create_coding_tools(
         )
     if len(set(chosen)) != len(chosen):
         raise ValueError(f"Duplicate tool names in {chosen}.")
-    return [BUILTIN_TOOL_FACTORIES[name](cwd) for name in chosen]
+    tools = []
+    for name in chosen:
+        options: dict[str, Any] = {"operations": operations}
+        if name == "bash":
+            options["sandbox"] = sandbox
+        tools.append(BUILTIN_TOOL_FACTORIES[name](cwd, **options))
+    return tools

@@ -1,0 +1,29 @@
+"""create_coding_tools hands one backend to every tool it makes (API.md: ``operations``)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tether.ai import AbortController
+from tether.tools import create_coding_tools, wrap_tool_definition
+from tether.tools.operations import MemoryOperations
+
+
+async def test_every_file_tool_runs_on_the_given_operations():
+    memory = MemoryOperations({"/work/notes.txt": b"in memory only\n"})
+    tools = {
+        d.name: wrap_tool_definition(d)
+        for d in create_coding_tools("/work", names=("read", "write", "ls"), operations=memory)
+    }
+    signal = AbortController().signal
+    read = await tools["read"].execute("c1", {"path": "notes.txt"}, signal, None)
+    assert "in memory only" in read.content[0].text
+    await tools["write"].execute("c2", {"path": "new.txt", "content": "x"}, signal, None)
+    assert memory.files["/work/new.txt"] == b"x"
+    listing = await tools["ls"].execute("c3", {"path": "."}, signal, None)
+    assert "new.txt" in listing.content[0].text
+
+
+def test_unknown_names_are_refused_with_the_built_in_list():
+    with pytest.raises(ValueError, match="Unknown tool name"):
+        create_coding_tools("/work", names=("read", "reed"))
