@@ -1,0 +1,102 @@
+"""The official ``AsyncOpenAI`` client as tether's OpenAI protocols use it; its failures as text.
+
+The key always comes from :func:`~._keys.api_key_for` and is handed to the SDK explicitly, so
+the SDK never falls back to ``OPENAI_API_KEY`` on its own and one server's key never reaches
+another; a server that needs no key gets a placeholder (the SDK insists on one). Retries stay
+the SDK's (429 and 5xx before the response starts, honouring ``Retry-After`` and
+``retry-after-ms``), bounded by ``StreamOptions.max_retries``. :func:`openai_failure_text` and
+:func:`error_payload_text` turn the SDK's exceptions and an error inside a 200 stream into an
+``error_message`` that names the status and the server's own words, never the key.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import openai
+
+from .._stream import StreamOptions
+from .._types import Model
+from ._errors import failure_text
+from ._keys import api_key_env
+
+__all__ = ["error_payload_text", "missing_key_text", "openai_client", "openai_failure_text"]
+
+_NO_KEY = "no-key-needed"
+
+
+def missing_key_text(model: Model, api_key: str | None) -> str | None:
+    """Why the request cannot be sent without a key, or ``None`` when it can.
+
+    A provider with a key variable (``OPENAI_API_KEY`` for OpenAI, ``api_key_env`` of a
+    configured server) needs its key; a server configured without one needs none.
+    """
+    if api_key:
+        return None
+    variable = api_key_env(model.provider)
+    if variable is None:
+        return None
+    return (
+        f"No API key for {model.provider}: set the {variable} environment variable "
+        "or pass StreamOptions(api_key=...)"
+    )
+
+
+def openai_client(model: Model, options: StreamOptions, api_key: str | None) -> openai.AsyncOpenAI:
+    """A client for one request: ``model.base_url``, the model's and the request's headers."""
+    headers = {**model.headers, **(options.headers or {})}
+    return openai.AsyncOpenAI(
+        api_key=api_key or _NO_KEY,
+        base_url=model.base_url or None,
+        max_retries=options.max_retries,
+        default_headers=headers or None,
+    )
+
+
+def openai_failure_text(provider: str, exc: BaseException, api_key: str | None) -> str:
+    """``error_message`` for an exception the SDK raised (status, connection, timeout...)."""
+    if isinstance(exc, openai.APIStatusError):
+        message, code = _message_and_code(exc.body)
+        return failure_text(
+            provider,
+            status=exc.status_code,
+            kind=code,
+            message=message or exc.message,
+            api_key=api_key,
+        )
+    if isinstance(exc, openai.APITimeoutError):
+        return failure_text(provider, kind="timeout", message="the request timed out")
+    if isinstance(exc, openai.APIConnectionError):
+        cause = exc.__cause__
+        detail = f"{exc.message} ({cause})" if cause is not None and str(cause) else exc.message
+        return failure_text(provider, kind="connection error", message=detail, api_key=api_key)
+    return failure_text(provider, message=f"{type(exc).__name__}: {exc}", api_key=api_key)
+
+
+def error_payload_text(provider: str, payload: Any, api_key: str | None) -> str:
+    """``error_message`` for an error reported inside a 200 stream: an ``error`` event, a
+    ``{"error": {...}}`` chunk, a failed response's ``error`` object."""
+    message, code = _message_and_code(payload)
+    return failure_text(
+        provider, kind=code, message=message or "the server reported an error", api_key=api_key
+    )
+
+
+def _message_and_code(body: Any) -> tuple[str | None, str | None]:
+    """The server's own message and error code from an error body, whatever its shape."""
+    if isinstance(body, str):
+        return body.strip() or None, None
+    if not isinstance(body, dict):
+        return None, None
+    error = body.get("error")
+    if isinstance(error, dict):
+        body = error
+    elif isinstance(error, str) and not body.get("message"):
+        return error, None
+    message = body.get("message")
+    kind = body.get("type")
+    code = body.get("code") or (kind if kind != "error" else None)
+    return (
+        message if isinstance(message, str) and message else None,
+        str(code) if isinstance(code, str | int) and code != "" else None,
+    )
