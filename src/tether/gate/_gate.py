@@ -90,6 +90,7 @@ class Gate:
         approval_timeout: float | None = 300.0,
         redact_results: bool = True,
         untrusted_boundary: UntrustedBoundary | None = None,
+        no_approver_hint: str | None = None,
     ) -> None:
         if mode not in get_args(Mode):
             raise ValueError(f"Unknown gate mode {mode!r}; use one of {', '.join(get_args(Mode))}.")
@@ -103,6 +104,9 @@ class Gate:
         self.approval_timeout = approval_timeout
         self.redact_results = redact_results
         self.untrusted_boundary = untrusted_boundary
+        self.no_approver_hint = no_approver_hint
+        """What a denial for want of an approver tells (e.g. a command's flags); ``None``: how
+        to configure one in code."""
         self.records: list[GateRecord] = []
         self._session: dict[str, Literal["allow", "deny"]] = {}
 
@@ -159,7 +163,8 @@ class Gate:
             cause = outcome.escalated_because or outcome.reason_code
             why = f"{why}; the reviewer escalated ({cause})"
         if self.approver is None:
-            return self._deny(call, verdict, "no_approver", _no_approver_reason(why))
+            reason = _no_approver_reason(why, self.no_approver_hint)
+            return self._deny(call, verdict, "no_approver", reason)
         shown = self._shown(call.args, owns_confirm=governance is None or governance.owns_confirm)
         decision = await self._ask(
             self.approver, ApprovalRequest(call.name, shown, why, call.digest)
@@ -301,11 +306,14 @@ def _why_asking(policy_reason: str, default_confirm: bool, explicit_confirm: boo
     return "; ".join(parts) or "approval required"
 
 
-def _no_approver_reason(why: str) -> str:
+def _no_approver_reason(why: str, hint: str | None) -> str:
+    how = hint or (
+        "Pass one to the gate, e.g. Gate(mode, TerminalApprover()) or "
+        "Gate(mode, ScriptedApprover([...])) for headless runs."
+    )
     return (
         f"Denied: this call needs a person's approval ({why}), but no approver is configured, "
-        "so nobody was asked. Pass one to the gate, e.g. Gate(mode, TerminalApprover()) or "
-        "Gate(mode, ScriptedApprover([...])) for headless runs."
+        f"so nobody was asked. {how}"
     )
 
 
