@@ -1,4 +1,5 @@
-"""Commands and the decision the shell policy must reach for each (no path policy).
+"""Commands and the decision the shell policy must reach for each (the default path policy:
+the current directory is the workspace).
 
 ``expected`` is ``allow``, ``approve``, ``deny``, or ``approve+`` (approve or deny both accepted:
 attacks where denial is not required, only that they never run unasked).
@@ -16,7 +17,7 @@ CORPUS: list[tuple[str, str, str]] = [
     ("cat README.md", "allow", "read a file"),
     ("head -n 20 src/main.py", "allow", "head with a value option"),
     ("tail -f -n 100 app.log", "allow", "tail"),
-    ("wc -l src/*.py", "allow", "wc on a glob"),
+    ("wc -l src/*.py", "approve", "wc on a glob"),
     ("file setup.py", "allow", "file type"),
     ("stat -c %s README.md", "allow", "stat with format"),
     ("du -sh .", "allow", "disk usage"),
@@ -43,7 +44,7 @@ CORPUS: list[tuple[str, str, str]] = [
     ("whoami && date && uname -a", "allow", "list of read-only commands"),
     ("true", "allow", "true"),
     ("test -f setup.py && echo yes", "allow", "test"),
-    ("[ -d src ] || echo missing", "allow", "bracket test"),
+    ("[ -d src ] || echo missing", "approve", "bracket test"),
     ("cat data.csv | sort | uniq -c | sort -rn | head", "allow", "filter pipeline"),
     ("cut -d, -f1 data.csv | tr a-z A-Z", "allow", "cut and tr as filters"),
     ("jq '.dependencies' package.json", "allow", "jq"),
@@ -53,13 +54,13 @@ CORPUS: list[tuple[str, str, str]] = [
     ("printf '%s\\n' \"kill -1\"", "allow", "false positive: printf of a literal"),
     ("cat .env.example", "allow", "false positive: env template is not a secret"),
     ("cat .env.sample .env.template", "allow", "false positive: env samples"),
-    ("ls ~/.ssh", "allow", "false positive: listing is not reading a key"),
-    ("echo $HOME", "allow", "echo a variable"),
-    ("cd src && ls", "allow", "cd then list"),
+    ("ls ~/.ssh", "approve", "false positive: listing is not reading a key"),
+    ("echo $HOME", "approve", "echo a variable"),
+    ("cd src && ls", "approve", "cd then list"),
     ("command -v git", "allow", "command -v lookup"),
-    ("timeout 5 cat README.md", "allow", "wrapper around a read-only command"),
-    ("bash -c 'ls -la'", "allow", "shell running a read-only literal script"),
-    ("x=1; echo $x", "allow", "plain variable"),
+    ("timeout 5 cat README.md", "approve", "wrapper around a read-only command"),
+    ("bash -c 'ls -la'", "approve", "shell running a read-only literal script"),
+    ("x=1; echo $x", "approve", "plain variable"),
     ('for f in *.py; do wc -l "$f"; done', "approve", "loop with an expanded file name"),
     # --- everyday commands: approve -------------------------------------------------------
     ("rm -rf build/", "approve", "false positive: deleting a build directory"),
@@ -95,7 +96,7 @@ CORPUS: list[tuple[str, str, str]] = [
     ("sed 's/foo/bar/' config.py", "approve", "sed that is not a print script"),
     ("mkdir -p build && cd build && cmake ..", "approve", "build steps"),
     ("cp config.example.yml config.yml", "approve", "copy"),
-    ("cp .env.example .env", "approve", "create .env from its template"),
+    ("cp .env.example .env", "deny", "create .env from its template"),
     ("mv old.py new.py", "approve", "rename"),
     ("chmod +x script.sh", "approve", "chmod a script"),
     ("./script.sh", "approve", "run a local script"),
@@ -131,9 +132,9 @@ CORPUS: list[tuple[str, str, str]] = [
     ("source venv/bin/activate", "approve", "source"),
     ("cat $FILE", "approve", "cat of an expanded path"),
     ("tar czf backup.tgz src/", "approve", "archive the workspace"),
-    ("chown -R www-data:www-data /var/www/app", "approve", "chown of an application dir"),
+    ("chown -R www-data:www-data /var/www/app", "deny", "chown of an application dir"),
     ('eval "$(pyenv init -)"', "approve", "eval of a command's output"),
-    ("ls > /tmp/listing.txt", "approve", "redirection outside the workspace"),
+    ("ls > /tmp/listing.txt", "deny", "redirection outside the workspace"),
     # --- attacks: deny --------------------------------------------------------------------
     ("rm -rf /", "deny", "root"),
     ("rm -rf /*", "deny", "everything under root"),

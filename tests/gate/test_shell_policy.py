@@ -136,15 +136,15 @@ def test_reasons_name_the_command_and_the_rule(command: str, named: str) -> None
         ("", "allow"),
         ("   \n  # just a comment\n", "allow"),
         ("echo hi >/dev/null 2>&1", "allow"),
-        ("ls -R / > /dev/null", "allow"),
-        ("cat /etc/hostname", "allow"),
-        ("cat ~/.ssh/id_ed25519.pub", "allow"),
+        ("ls -R / > /dev/null", "approve"),
+        ("cat /etc/hostname", "approve"),
+        ("cat ~/.ssh/id_ed25519.pub", "approve"),
         ("git grep .env", "allow"),
         ("rg -n '\\.env' src", "allow"),
-        ("cd / && ls", "allow"),
+        ("cd / && ls", "approve"),
         ("less +!sh README.md", "approve"),
         ("rg --pre ./decompress TODO", "approve"),
-        ("find . -name x -fprint /tmp/out", "approve"),
+        ("find . -name x -fprint /tmp/out", "deny"),
         ("sed -n '1w /tmp/copy' README.md", "approve"),
         ("git -c core.pager=less log", "deny"),
         ("git branch -D main", "approve"),
@@ -166,8 +166,8 @@ def test_reasons_name_the_command_and_the_rule(command: str, named: str) -> None
         ("f() { f & f; }; f", "deny"),
         ("r() { r; }", "approve"),
         ("bash -c " + "'bash -c " * 10 + "ls" + "'" * 10, "approve"),
-        ("ls ~/.ssh/id_rsa", "allow"),
-        ("stat ~/.ssh/id_rsa", "allow"),
+        ("ls ~/.ssh/id_rsa", "approve"),
+        ("stat ~/.ssh/id_rsa", "approve"),
         ("grep -r . ~/.ssh", "deny"),
         ("rm -rf {/,}", "deny"),
         ("rm -rf /{bin,usr}", "deny"),
@@ -200,7 +200,7 @@ def test_details(command: str, expected: str) -> None:
 @pytest.mark.parametrize(
     ("command", "expected"),
     [
-        ("cat <<EOF\nhello $USER\nEOF", "allow"),
+        ("cat <<EOF\nhello $USER\nEOF", "approve"),
         ("cat <<EOF ~/.ssh/id_rsa\nx\nEOF", "deny"),  # an argument after the marker
         ("sh <<'EOF'\n\\rm -rf /\nEOF", "deny"),  # tree-sitter reads this body as arguments
         ("sh <<EOF\n\\rm -rf /\nEOF", "deny"),
@@ -233,7 +233,7 @@ def test_internal_failures_deny_instead_of_raising() -> None:
 def test_non_ascii_words_keep_their_text() -> None:
     assert POLICY.classify("cat fé.txt 日本.md").decision == "allow"
     assert POLICY.normalize("rm  fé.txt") == POLICY.normalize('rm "fé.txt"') == "rm 'fé.txt'"
-    assert POLICY.classify("rm -rf ~/ünïcode").decision == "approve"
+    assert POLICY.classify("rm -rf ~/ünïcode").decision == "deny"  # outside the workspace
 
 
 def test_a_long_script_is_classified_as_a_whole() -> None:
@@ -264,7 +264,7 @@ def workspace(tmp_path: Path) -> Path:
         ("cat src/../README.md | wc -l", "allow"),
         ("grep -rn hello .", "allow"),
         ("ls 2>/dev/null", "allow"),
-        ("cat < README.md", "allow"),
+        ("cat < README.md", "approve"),
         ("cat ../outside/x", "approve"),
         ("cd .. && cat outside/x", "approve"),
         ("cd $DIR && cat README.md", "approve"),

@@ -81,6 +81,9 @@ class Script:
     """The text did not parse cleanly (ERROR or MISSING nodes)."""
     fork_bombs: tuple[str, ...]
     """Functions that call themselves in a pipeline or in the background."""
+    root: Node | None = field(default=None, compare=False)
+    """The syntax tree (of the script's ASCII twin: byte offsets are the source's)."""
+    source: bytes = field(default=b"", compare=False)
 
 
 class _Context(NamedTuple):
@@ -120,7 +123,7 @@ class ShellParser:
         walk = _Walk(source)
         walk.visit(tree.root_node, _Context())
         error = walk.error or tree.root_node.has_error
-        return Script(tuple(walk.commands), error, tuple(walk.fork_bombs))
+        return Script(tuple(walk.commands), error, tuple(walk.fork_bombs), tree.root_node, source)
 
 
 _ASCII_TWIN = bytes(range(128)) + b"X" * 128

@@ -20,13 +20,16 @@ import os
 import posixpath
 import re
 import shlex
-from typing import TYPE_CHECKING, NamedTuple
+from typing import NamedTuple
 
 from . import _shell_rules as rules
+from ._path_policy import PathPolicy
+from ._shell_allow import prove_read_only
 from ._shell_parse import (
     Call,
     Command,
     Paths,
+    Script,
     ShellParser,
     Word,
     collapse,
@@ -37,9 +40,6 @@ from ._shell_parse import (
     render,
 )
 from ._verdict import Verdict, strictest
-
-if TYPE_CHECKING:
-    from ._path_policy import PathPolicy
 
 __all__ = ["ShellPolicy"]
 
@@ -100,18 +100,24 @@ class ShellPolicy:
 
     def __init__(self, path_policy: PathPolicy | None = None) -> None:
         self._parser = ShellParser()
-        self._path_policy = path_policy
-        workspace = path_policy.workspace if path_policy is not None else None
+        self._path_policy = path_policy or PathPolicy(os.getcwd())
+        workspace = self._path_policy.workspace
         self._paths = Paths(posixpath.normpath(os.path.expanduser("~")), workspace, workspace)
 
     def classify(self, command: str) -> Verdict:
-        """The decision for ``command``, reasons naming each command and rule; never raises."""
+        """The decision for ``command``, reasons naming each command and rule; never raises.
+
+        The deny and approve rules run over everything the script would run; ``allow`` needs
+        more than their silence: a proof that the script is in the read-only grammar."""
         run = _Run(self._parser, self._path_policy, self._paths)
         try:
             run.script(command, 0)
+            found = strictest(run.verdicts) if run.verdicts else Verdict.allow("empty script")
+            if found.decision != "allow" or run.top is None or run.top.root is None:
+                return found
+            return prove_read_only(run.top.root, run.top.source, self._paths, self._path_policy)
         except Exception as error:  # a bug must not let anything run unchecked, in any mode
             return Verdict.deny(f"{collapse(command)[:60]}: the shell policy failed ({error!r})")
-        return strictest(run.verdicts) if run.verdicts else Verdict.allow("empty script")
 
     def normalize(self, command: str) -> str:
         """A canonical form of the script for session memory; ``raw:``+text if it does not parse."""
@@ -132,6 +138,8 @@ class _Run:
         self.verdicts: list[Verdict] = []
         self._variables: dict[str, str] = {}
         self._effects: dict[tuple[int, int], list[_Effect]] = {}
+        self.top: Script | None = None
+        """The script as parsed at depth 0 (what ``allow`` must be proved on)."""
 
     def _approve(self, reason: str) -> None:
         self.verdicts.append(Verdict.approve(reason))
@@ -146,6 +154,8 @@ class _Run:
             self._approve(f"{collapse(text)[:60]}: scripts nested too deeply to inspect")
             return
         script = self._parser.parse(text)
+        if depth == 0:
+            self.top = script
         if script.error:
             self._approve(f"{collapse(text)[:60]}: does not parse cleanly; nothing is auto-allowed")
         for name in dict.fromkeys(script.fork_bombs):

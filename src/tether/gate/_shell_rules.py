@@ -497,12 +497,20 @@ _READ_ONLY: dict[str, _ReadOnly] = {
 }  # fmt: skip
 
 
+_VERSIONED = _words(
+    "python python3 node npm cargo rustc go gcc clang make pip pip3 uv ruff mypy "
+    "pytest docker java javac deno bun tsc"
+)
+
+
 def read_only_paths(name: str, values: Values) -> list[str | None] | None:
     """The files a read-only command reads, or ``None`` when it is not read-only as written."""
     if name == "git":
         return [] if _git_read_only(values) else None
     if name == "sed":
         return _sed_print(values)
+    if name in _VERSIONED and values in (("--version",), ("-V",)):
+        return []
     spec = _READ_ONLY.get(name)
     if spec is None:
         return None

@@ -1,0 +1,275 @@
+"""``allow`` as a proof: the small grammar of scripts the shell policy can show are read-only.
+
+A script is provable only when it is a list or pipeline (``;``, ``&&``, ``||``, ``|``) of simple
+commands whose every word is a literal — plain or quoted text with nothing bash would expand:
+no ``$``, backticks, unquoted glob or brace characters, ``~`` only as a leading ``~`` or ``~/``
+— with no assignments, control flow, functions, ``(( ))``/``[[ ]]``, heredocs or here-strings,
+no ``cd``, and no redirections but to ``/dev/null`` and ``2>&1``. Each command must be on the
+read-only list with options it allows (:mod:`._shell_options`), and every file it names must
+be allowed by the path policy. Each word is read twice — from tree-sitter's nodes and by an
+independent lexer over its text — and the whole text must be covered by the tree's tokens: any
+disagreement, a parse error or a node outside the grammar is a refusal. Everything refused is at
+best ``approve``, however harmless it looks.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from tree_sitter import Node
+
+from ._shell_options import Reading, read_arguments
+from ._verdict import Verdict
+
+if TYPE_CHECKING:
+    from ._path_policy import PathPolicy
+    from ._shell_parse import Paths
+
+__all__ = ["prove_read_only", "strict_literal"]
+
+_SEPARATORS = frozenset({";", "&&", "||", "|", "\n"})
+_WORDS = frozenset({"word", "raw_string", "string", "concatenation", "number"})
+_UNQUOTED_SPECIAL = frozenset("$`*?[{}\t\n ;&|<>()")
+_DQ_ESCAPABLE = frozenset('$`"\\\n')
+_BLANK = re.compile(rb"(?:[ \t\r\n]|\\\n)*")
+
+
+class _Refused(Exception):
+    """The script is outside the provable grammar; the message says where."""
+
+
+def strict_literal(raw: str) -> str | None:
+    """The value of the shell word ``raw`` when bash would expand nothing in it, else ``None``."""
+    out: list[str] = []
+    index, length = 0, len(raw)
+    while index < length:
+        char = raw[index]
+        if char == "\\":
+            if index + 1 >= length:
+                return None
+            if raw[index + 1] != "\n":
+                out.append(raw[index + 1])
+            index += 2
+        elif char == "'":
+            end = raw.find("'", index + 1)
+            if end < 0:
+                return None
+            out.append(raw[index + 1 : end])
+            index = end + 1
+        elif char == '"':
+            index += 1
+            while index < length and raw[index] != '"':
+                inner = raw[index]
+                if inner in "$`":
+                    return None
+                if inner == "\\" and index + 1 < length and raw[index + 1] in _DQ_ESCAPABLE:
+                    if raw[index + 1] != "\n":
+                        out.append(raw[index + 1])
+                    index += 2
+                    continue
+                out.append(inner)
+                index += 1
+            if index >= length:
+                return None
+            index += 1
+        elif char in _UNQUOTED_SPECIAL or _expands_here(raw, index):
+            return None
+        else:
+            out.append(char)
+            index += 1
+    return "".join(out)
+
+
+def _expands_here(raw: str, index: int) -> bool:
+    """An unquoted ``~`` bash would expand (or might: after ``=`` or ``:``), or a comment."""
+    char = raw[index]
+    if char == "#":
+        return index == 0
+    if char != "~":
+        return False
+    return raw[index - 1 : index] in ("=", ":") or (index == 0 and raw[1:2] not in ("", "/"))
+
+
+def prove_read_only(root: Node, source: bytes, paths: Paths, path_policy: PathPolicy) -> Verdict:
+    """``allow`` with a reason per command when the script is provably read-only, else
+    ``approve`` saying what is outside the grammar."""
+    prover = _Prover(source, paths, path_policy)
+    try:
+        if root.has_error:
+            raise _Refused("the script does not parse cleanly")
+        prover.cover(root)
+        prover.statement_list(root)
+    except _Refused as refused:
+        return Verdict.approve(f"{prover.current or 'script'}: {refused}; not provably read-only")
+    if not prover.reasons:
+        return Verdict.allow("empty script: runs nothing")
+    return Verdict.allow(*prover.reasons)
+
+
+class _Prover:
+    def __init__(self, source: bytes, paths: Paths, path_policy: PathPolicy) -> None:
+        self._source = source
+        self._paths = paths
+        self._policy = path_policy
+        self.reasons: list[str] = []
+        self.current = ""
+
+    def _text(self, node: Node) -> str:
+        return self._source[node.start_byte : node.end_byte].decode("utf-8", "surrogateescape")
+
+    # --- the text is what the tree says -------------------------------------------------------
+
+    def cover(self, root: Node) -> None:
+        """Every byte of the script is inside a token of the tree, a comment or blank."""
+        position = 0
+        stack = [root]
+        leaves: list[Node] = []
+        while stack:
+            node = stack.pop()
+            if node.is_missing or node.type == "ERROR":
+                raise _Refused("the parse has a missing or erroneous part")
+            if node.child_count == 0 or node.type in _WORDS or node.type == "comment":
+                leaves.append(node)
+            else:
+                stack.extend(reversed(node.children))
+        for leaf in leaves:
+            if leaf.start_byte < position:
+                raise _Refused("tokens overlap in the parse")
+            if not _BLANK.fullmatch(self._source, position, leaf.start_byte):
+                raise _Refused("text the parse does not account for")
+            position = leaf.end_byte
+        if not _BLANK.fullmatch(self._source, position, len(self._source)):
+            raise _Refused("text after the parse")
+
+    # --- structure ----------------------------------------------------------------------------
+
+    def statement_list(self, node: Node) -> None:
+        for child in node.children:
+            if child.type == "comment" or (not child.is_named and child.type in _SEPARATORS):
+                continue
+            if not child.is_named:
+                raise _Refused(f"`{child.type}` is outside the provable grammar")
+            self.statement(child)
+
+    def statement(self, node: Node) -> None:
+        kind = node.type
+        if kind == "command":
+            self.command(node)
+        elif kind in ("list", "pipeline"):
+            for child in node.children:
+                if child.type in ("&&", "||", "|", "comment"):
+                    continue
+                if not child.is_named:
+                    raise _Refused(f"`{child.type}` is outside the provable grammar")
+                self.statement(child)
+        elif kind == "redirected_statement":
+            body = node.child_by_field_name("body")
+            for child in node.children:
+                if body is not None and child == body:
+                    continue
+                if child.type != "file_redirect":
+                    raise _Refused(f"a {child.type.replace('_', ' ')}")
+                self.redirect(child)
+            if body is None:
+                raise _Refused("a redirection without a command")
+            self.statement(body)
+        else:
+            raise _Refused(f"a {kind.replace('_', ' ')} is outside the provable grammar")
+
+    def redirect(self, node: Node) -> None:
+        operator, target = "", ""
+        for child in node.children:
+            if child.type == "file_descriptor":
+                if not self._text(child).isdigit():
+                    raise _Refused("a redirection of an unusual descriptor")
+            elif not child.is_named:
+                operator += child.type
+            elif target:
+                raise _Refused("a redirection with more than one target")
+            else:
+                target = self.word(child)
+        if operator in (">", ">>", "&>", "&>>", ">|") and target == "/dev/null":
+            return
+        if operator == ">&" and target in ("1", "2"):
+            return
+        raise _Refused(f"the redirection {operator} {target} (only /dev/null and 2>&1 are)")
+
+    def command(self, node: Node) -> None:
+        words: list[str] = []
+        for child in node.children:
+            kind = child.type
+            if kind == "command_name":
+                if child.child_count != 1:
+                    raise _Refused("a command name that is not one word")
+                words.append(self.word(child.children[0]))
+            elif kind in _WORDS:
+                words.append(self.word(child))
+            elif kind == "file_redirect":
+                self.redirect(child)
+            elif kind == "comment":
+                continue
+            else:
+                raise _Refused(f"a {kind.replace('_', ' ')} is outside the provable grammar")
+        if not words:
+            raise _Refused("a command without a name")
+        name, args = words[0], words[1:]
+        self.current = " ".join([name, *args])[:80]
+        if "/" in name or name in ("cd", "pushd", "popd"):
+            raise _Refused(f"{name} is not on the read-only list")
+        reading = read_arguments(name, args)
+        if isinstance(reading, str):
+            raise _Refused(reading)
+        self.files(name, reading)
+        self.reasons.append(f"{self.current}: read-only, every file inside the workspace")
+
+    def word(self, node: Node) -> str:
+        kind = node.type
+        raw = self._text(node)
+        if kind not in _WORDS:
+            raise _Refused(f"{raw[:40]} is not a literal word")
+        value = strict_literal(raw)
+        tree_value = self._tree_value(node)
+        if value is None:
+            raise _Refused(f"{raw[:40]} expands at run time")
+        if value != tree_value:
+            raise _Refused(f"tree-sitter and the text disagree about {raw[:40]}")
+        if "\x00" in value:
+            raise _Refused("a NUL byte in a word")
+        return value
+
+    def _tree_value(self, node: Node) -> str | None:
+        kind = node.type
+        text = self._text(node)
+        if kind in ("word", "number"):
+            return re.sub(r"\\(\n|.)", lambda m: "" if m.group(1) == "\n" else m.group(1), text)
+        if kind == "raw_string":
+            return text[1:-1]
+        if kind == "string":
+            parts: list[str] = []
+            for child in node.children:
+                if child.type == '"':
+                    continue
+                if child.type != "string_content":
+                    return None
+                parts.append(re.sub(r"\\([\\\"$`\n])", lambda m: "" if m.group(1) == "\n"
+                                    else m.group(1), self._text(child)))  # fmt: skip
+            return "".join(parts)
+        if kind == "concatenation":
+            values = [self._tree_value(child) for child in node.children]
+            return None if None in values else "".join(v for v in values if v is not None)
+        return None
+
+    # --- files --------------------------------------------------------------------------------
+
+    def files(self, name: str, reading: Reading) -> None:
+        for path, listing in [(p, False) for p in reading.files] + [
+            (p, True) for p in reading.listed
+        ]:
+            resolved = self._paths.resolve(path)
+            if resolved is None:
+                raise _Refused(f"cannot tell where {path} is")
+            verdict = self._policy.check(resolved, "read")
+            if verdict.decision != "allow":
+                why = "; ".join(verdict.reasons) or verdict.decision
+                raise _Refused(f"{name} {'lists' if listing else 'reads'} {path} ({why})")
