@@ -3,10 +3,37 @@ compatible server), OpenAI Responses, Anthropic Messages and the embedded local 
 
 :func:`stream` dispatches on ``model.api``; each protocol streams text, thinking and tool-call
 arguments as tether events, reports usage and cost, honours the abort signal at once, and turns
-every failure into an ``error`` event with a specific message. Layer 1: describes and streams,
-never executes.
+every failure into an ``error`` event with a specific message. Before every request the
+transcript is repaired for the model (:func:`transform_messages`). Layer 1: describes and
+streams, never executes.
+
+Models are named ``"provider/model-id"`` (:func:`get_model`, :func:`list_models`): the
+built-in OpenAI, Anthropic and local ones, and those of ``models.toml`` in :func:`config_dir`
+(:func:`load_models_config`; compatible servers get :func:`detect_compat`'s flags). Keys come
+from ``options.api_key``, else the provider's environment variable (:func:`api_key_env`).
 """
 
+from ._compat import detect_compat
+from ._config import ModelsConfigError
+from ._dirs import config_dir, data_dir
 from ._dispatch import API_MODULES, complete, stream
+from ._keys import api_key_env, register_api_key_env
+from ._registry import UnknownModelError, get_model, list_models, load_models_config
+from ._transform import transform_messages
 
-__all__ = ["API_MODULES", "complete", "stream"]
+__all__ = [
+    "API_MODULES",
+    "ModelsConfigError",
+    "UnknownModelError",
+    "api_key_env",
+    "complete",
+    "config_dir",
+    "data_dir",
+    "detect_compat",
+    "get_model",
+    "list_models",
+    "load_models_config",
+    "register_api_key_env",
+    "stream",
+    "transform_messages",
+]

@@ -1,6 +1,8 @@
 """``stream`` and ``complete``: one entry point for every wire protocol, chosen by ``model.api``.
 
-Each protocol lives in its own module (imported on first use, so importing tether stays fast and
+The transcript is repaired for the model first (:func:`transform_messages`), so no protocol
+sees a failed turn, an unanswered call or another model's signed thinking. Each protocol lives
+in its own module (imported on first use, so importing tether stays fast and
 a missing optional SDK only affects the models that need it) and exposes ``stream(model,
 context, options)``. Whatever goes wrong, the caller gets an ``error`` event, never an exception.
 """
@@ -9,9 +11,11 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import AsyncIterator
+from dataclasses import replace
 
 from .._stream import AssistantMessageEvent, StreamDone, StreamError, StreamOptions
 from .._types import AssistantMessage, Context, Model
+from ._transform import transform_messages
 
 __all__ = ["API_MODULES", "complete", "stream"]
 
@@ -38,6 +42,7 @@ async def stream(
     except ImportError as exc:
         yield _failure(model, f"The {model.api} provider cannot be loaded: {exc}")
         return
+    context = replace(context, messages=transform_messages(context.messages, model))
     async for event in module.stream(model, context, options):
         yield event
 
