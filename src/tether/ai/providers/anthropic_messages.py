@@ -1,0 +1,172 @@
+"""The ``anthropic-messages`` protocol: Anthropic's Messages API, streamed.
+
+The request goes through the official SDK (``anthropic.AsyncAnthropic``), which keeps its
+authentication headers, ``anthropic-version``, its retries of 429 / 5xx / 529 / dropped
+connections with backoff that honours ``Retry-After``, and its error types. The reply is read as
+the SDK's raw streamed response and parsed here with jiter — no pydantic object per event — into
+tether's events (see :mod:`._anthropic_events`). A failure inside the 200 stream (an ``error``
+event such as ``overloaded_error``, a connection cut) before any content reached the caller is
+retried too, at most ``max_retries`` times; after that it ends the message with stop reason
+``error``, the partial content kept. An abort closes the response at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncGenerator, AsyncIterator
+from contextlib import AsyncExitStack, aclosing
+from typing import Any
+
+import anthropic
+import httpx2
+import jiter
+
+from .._stream import AssistantMessageEvent, StreamOptions
+from .._types import Context, Model
+from ._abort_guard import Aborted, AbortGuard
+from ._anthropic_events import PROVIDER, EventTranslator, SseDecoder, StreamFailure, error_detail
+from ._anthropic_request import request_body
+from ._assembler import MessageAssembler
+from ._errors import failure_text, retry_delay, scrub_secrets
+from ._keys import api_key_env, api_key_for
+
+__all__ = ["stream"]
+
+
+async def stream(
+    model: Model, context: Context, options: StreamOptions
+) -> AsyncIterator[AssistantMessageEvent]:
+    """Stream one assistant message from an Anthropic Messages endpoint; never raises."""
+    assembler = MessageAssembler(model)
+    api_key = _api_key(model, options)
+    if api_key is None:
+        variable = api_key_env(model.provider) or "ANTHROPIC_API_KEY"
+        for event in assembler.fail(
+            "error", f"{PROVIDER}: no API key; set {variable} or pass StreamOptions.api_key"
+        ):
+            yield event
+        return
+    guard = AbortGuard(options.signal)
+    client: anthropic.AsyncAnthropic | None = None
+    try:
+        guard.check()
+        body = request_body(model, context, options)
+        client = anthropic.AsyncAnthropic(
+            api_key=api_key,
+            base_url=model.base_url,
+            max_retries=options.max_retries,
+            default_headers={**model.headers, **(options.headers or {})},
+        )
+        retries = 0
+        while True:
+            translator = EventTranslator(assembler, api_key)
+            try:
+                async with aclosing(_attempt(client, body, guard, translator)) as events:
+                    async for event in events:
+                        yield event
+                return
+            except StreamFailure as failure:
+                if (
+                    not failure.retryable
+                    or translator.content_reached_caller
+                    or retries >= options.max_retries
+                ):
+                    for event in assembler.fail("error", failure.message):
+                        yield event
+                    return
+                retries += 1
+                await guard.wait(asyncio.sleep(retry_delay(retries)))
+    except Aborted:
+        for event in assembler.fail("aborted", f"{PROVIDER}: the request was aborted"):
+            yield event
+    except Exception as exc:  # every failure ends as an error event, never an exception
+        for event in assembler.fail("error", _failure_message(exc, api_key)):
+            yield event
+    finally:
+        guard.close()
+        if client is not None:
+            await client.close()
+
+
+async def _attempt(
+    client: anthropic.AsyncAnthropic,
+    body: dict[str, Any],
+    guard: AbortGuard,
+    translator: EventTranslator,
+) -> AsyncGenerator[AssistantMessageEvent, None]:
+    """One request: the SDK sends it (and retries its HTTP failures); the bytes are ours."""
+    required = ("model", "max_tokens", "messages")
+    request = client.messages.with_streaming_response.create(
+        model=body["model"],
+        max_tokens=body["max_tokens"],
+        messages=body["messages"],
+        stream=True,
+        extra_body={key: value for key, value in body.items() if key not in required},
+    )
+    async with AsyncExitStack() as stack:
+        response = await guard.wait(stack.enter_async_context(request))
+        chunks = response.iter_bytes().__aiter__()
+        decoder = SseDecoder()
+        handle = translator.handle
+        while True:
+            try:
+                chunk = await guard.wait(chunks.__anext__())
+            except StopAsyncIteration:
+                break
+            except httpx2.TransportError as exc:
+                raise StreamFailure(
+                    f"{PROVIDER}: the connection was lost mid-stream ({_describe(exc)})",
+                    retryable=True,
+                ) from exc
+            for data in decoder.feed(chunk):
+                for event in handle(_parse(data)):
+                    yield event
+                if translator.finished:
+                    return
+        for event in translator.end_of_stream():
+            yield event
+
+
+def _parse(data: bytes) -> dict[str, object]:
+    try:
+        event = jiter.from_json(data)
+    except ValueError as exc:
+        raise StreamFailure(
+            f"{PROVIDER}: the stream sent an event that is not JSON ({exc}): {data[:200]!r}",
+            retryable=False,
+        ) from exc
+    if not isinstance(event, dict):
+        raise StreamFailure(
+            f"{PROVIDER}: the stream sent an event that is not an object: {data[:200]!r}",
+            retryable=False,
+        )
+    return event
+
+
+def _api_key(model: Model, options: StreamOptions) -> str | None:
+    """The key; a configured provider whose servers need none gets an empty one."""
+    key = api_key_for(model, options)
+    if key is None and model.provider != "anthropic" and api_key_env(model.provider) is None:
+        return ""
+    return key
+
+
+def _failure_message(exc: Exception, api_key: str) -> str:
+    if isinstance(exc, anthropic.APIStatusError):
+        kind, message = error_detail(exc.body)
+        if message is None:
+            message = exc.body if isinstance(exc.body, str) and exc.body else exc.message
+        return failure_text(
+            PROVIDER, status=exc.status_code, kind=kind, message=message, api_key=api_key
+        )
+    if isinstance(exc, anthropic.APIConnectionError):
+        cause = f" ({_describe(exc.__cause__)})" if exc.__cause__ is not None else ""
+        return failure_text(
+            PROVIDER, kind="connection failed", message=f"{exc.message}{cause}", api_key=api_key
+        )
+    return scrub_secrets(f"{PROVIDER}: {_describe(exc)}", api_key)
+
+
+def _describe(exc: BaseException) -> str:
+    text = str(exc)
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
