@@ -19,6 +19,9 @@ _VALID_ESCAPES = frozenset('"\\/bfnrtu')
 _CONTROL_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t", "\b": "\\b", "\f": "\\f"}
 _HEX4 = re.compile(r"[0-9a-fA-F]{4}")
 _HEX_TAIL = re.compile(r"[0-9a-fA-F]{0,3}")
+# a \u escape without four hex digits (after an even run of backslashes): jiter's partial mode
+# cuts the string there instead of failing, so such text goes to the repair at once
+_BAD_UNICODE_ESCAPE = re.compile(rb"(?<!\\)(?:\\\\)*\\u(?![0-9a-fA-F]{4})")
 
 
 def parse_streaming_json(text: str | bytes) -> dict[str, Any]:
@@ -26,17 +29,18 @@ def parse_streaming_json(text: str | bytes) -> dict[str, Any]:
     data = text.encode() if isinstance(text, str) else text
     if not data.strip():
         return {}
-    try:
-        value = jiter.from_json(data, partial_mode="trailing-strings")
-    except ValueError:
-        try:
-            value = jiter.from_json(
-                _repair_strings(data.decode(errors="replace")).encode(),
-                partial_mode="trailing-strings",
-            )
-        except ValueError:
-            return {}
+    value = None if _BAD_UNICODE_ESCAPE.search(data) else _parse_partial(data)
+    if value is None:
+        value = _parse_partial(_repair_strings(data.decode(errors="replace")).encode())
     return value if isinstance(value, dict) else {}
+
+
+def _parse_partial(data: bytes) -> Any:
+    """jiter's partial parse, or ``None`` when it fails."""
+    try:
+        return jiter.from_json(data, partial_mode="trailing-strings")
+    except ValueError:
+        return None
 
 
 def _repair_strings(text: str) -> str:
