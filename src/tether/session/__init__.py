@@ -6,6 +6,7 @@ appends entries (each line flushed before the call returns), rebuilds the contex
 current branch, branches and forks, and records a running :class:`~tether.agent.Agent`.
 """
 
+from ._context_files import CONTEXT_FILE_NAMES, find_context_files
 from ._entries import (
     ApprovalEntry,
     CompactionEntry,
@@ -23,6 +24,7 @@ from ._session import Session, SessionError, compaction_message
 from ._store import SessionInfo, SessionStore, default_sessions_dir
 
 __all__ = [
+    "CONTEXT_FILE_NAMES",
     "ApprovalEntry",
     "CompactionEntry",
     "CustomEntry",
@@ -40,4 +42,5 @@ __all__ = [
     "UnknownEntry",
     "compaction_message",
     "default_sessions_dir",
+    "find_context_files",
 ]

@@ -1,0 +1,69 @@
+"""The ``tether`` command: print, JSON and RPC modes, the offline demo, sessions, models and the
+shell policy's verdict on a command. Each mode drives the run layer (:mod:`._runtime`); none
+holds agent logic."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from collections.abc import Sequence
+
+__all__ = ["main"]
+
+USAGE_ERROR = 2
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command; returns its exit status."""
+    from ._parser import build_parser
+
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    from ._runtime import CommandError
+
+    try:
+        return _dispatch(args)
+    except CommandError as exc:
+        print(f"tether: {exc}", file=sys.stderr)
+        return USAGE_ERROR
+    except KeyboardInterrupt:
+        return 130
+
+
+def _dispatch(args: object) -> int:
+    from ._commands import run_command, settings_from
+
+    command = getattr(args, "command", None)
+    if command is not None:
+        return run_command(args)
+    mode = getattr(args, "mode", "text")
+    prompt = getattr(args, "prompt", None)
+    settings = settings_from(args)
+    if mode == "rpc":
+        from ._rpc_mode import run_rpc
+
+        return asyncio.run(run_rpc(settings))
+    if prompt is None:
+        from ._runtime import CommandError
+
+        if mode == "json":
+            raise CommandError("--mode json needs a task: tether -p 'task' --mode json")
+        raise CommandError(
+            "the interactive terminal is not part of this version yet; run a task with "
+            "tether -p 'task', drive tether with --mode rpc, or try tether demo"
+        )
+    from ._print_mode import run_print
+
+    task = _with_piped_stdin(prompt)
+    return asyncio.run(run_print(settings, task, json_lines=mode == "json"))
+
+
+def _with_piped_stdin(prompt: str) -> str:
+    """Piped input is appended to the task (``git diff | tether -p 'review this'``)."""
+    if sys.stdin is None or sys.stdin.isatty():
+        return prompt
+    try:
+        piped = sys.stdin.read()
+    except (OSError, ValueError):
+        return prompt
+    return f"{prompt}\n\n{piped}" if piped.strip() else prompt

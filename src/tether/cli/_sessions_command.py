@@ -1,0 +1,93 @@
+"""``tether sessions list|show|export``: what is on disk, readable by a person."""
+
+from __future__ import annotations
+
+import os
+import sys
+from datetime import datetime
+from typing import Any
+
+from tether.ai import AssistantMessage, TextContent, ThinkingContent, ToolCall, ToolResultMessage
+from tether.session import ApprovalEntry, MessageEntry, SessionError, SessionStore
+
+from ._runtime import CommandError
+
+__all__ = ["run_sessions"]
+
+
+def run_sessions(args: Any) -> int:
+    store = SessionStore()
+    try:
+        if args.action == "list":
+            return _list(store, None if args.all else os.getcwd())
+        session = store.open(args.id)
+    except SessionError as exc:
+        raise CommandError(str(exc)) from None
+    if args.action == "show":
+        for warning in session.warnings:
+            print(f"warning: {warning}", file=sys.stderr)
+        for entry in session.path_to():
+            print(_entry_line(entry))
+        return 0
+    from ._html_export import session_html
+
+    with open(args.html, "w", encoding="utf-8") as handle:
+        handle.write(session_html(session))
+    print(f"wrote {args.html}")
+    return 0
+
+
+def _list(store: SessionStore, cwd: str | None) -> int:
+    infos = store.list(cwd)
+    if not infos:
+        where = f" for {cwd}" if cwd else ""
+        print(f"no sessions{where} (tether sessions list --all lists every directory)")
+        return 0
+    for info in infos:
+        when = datetime.fromtimestamp(info.modified).strftime("%Y-%m-%d %H:%M")
+        first = (info.name or info.first_message).replace("\n", " ")[:60]
+        where = "" if cwd else f"  {info.cwd}"
+        print(f"{info.id[:8]}  {when}  {info.message_count:>4} msgs  {first}{where}")
+    return 0
+
+
+def _entry_line(entry: Any) -> str:
+    if isinstance(entry, MessageEntry):
+        return _message_line(entry.message)
+    if isinstance(entry, ApprovalEntry):
+        return (
+            f"[approval] {entry.tool_name} {entry.decision} by {entry.decided_by}: {entry.reason}"
+        )
+    fields = (
+        {k: v for k, v in vars(entry).items() if k not in ("id", "parent_id", "timestamp")}
+        if hasattr(entry, "__dict__")
+        else {}
+    )
+    return f"[{entry.type}] {fields}" if fields else f"[{entry.type}]"
+
+
+def _message_line(message: Any) -> str:
+    if isinstance(message, AssistantMessage):
+        parts = []
+        for block in message.content:
+            if isinstance(block, TextContent):
+                parts.append(block.text)
+            elif isinstance(block, ThinkingContent):
+                parts.append(f"(thinking) {block.thinking[:200]}")
+            elif isinstance(block, ToolCall):
+                parts.append(f"-> {block.name} {block.arguments}")
+        suffix = (
+            f" [{message.stop_reason}: {message.error_message}]" if message.error_message else ""
+        )
+        return "assistant: " + "\n  ".join(parts) + suffix
+    if isinstance(message, ToolResultMessage):
+        text = "".join(b.text for b in message.content if isinstance(b, TextContent))
+        mark = " (error)" if message.is_error else ""
+        return f"tool_result {message.tool_name}{mark}: {text[:500]}"
+    content = message.content
+    text = (
+        content
+        if isinstance(content, str)
+        else " ".join(b.text for b in content if isinstance(b, TextContent))
+    )
+    return f"user: {text}"
