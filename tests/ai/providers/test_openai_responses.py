@@ -137,6 +137,19 @@ async def test_reasoning_item_without_streamed_summary_still_becomes_a_block() -
     assert json.loads(thinking.signature or "") == item
 
 
+async def test_reasoning_without_a_summary_is_replay_data_only() -> None:
+    item = ev.reasoning_item("rs_2", encrypted="gAAAA-no-summary")
+    script = ev.reply(
+        ev.created(), *ev.reasoning(0, item), *ev.text_message(1, "ok"), ev.completed()
+    )
+    async with LoopbackServer([script]) as server:
+        _events, message = await run(server)
+    thinking = message.content[0]
+    assert isinstance(thinking, ThinkingContent)
+    assert thinking.redacted and thinking.thinking == ""
+    assert json.loads(thinking.signature or "") == item
+
+
 async def test_models_without_reasoning_get_no_reasoning_fields() -> None:
     script = ev.reply(ev.created(), *ev.text_message(0, "x"), ev.completed())
     async with LoopbackServer([script]) as server:
@@ -356,6 +369,19 @@ async def test_response_failed_inside_a_200_stream() -> None:
     assert message.text() == "Partial "
 
 
+async def test_a_context_overflow_inside_the_stream_says_so() -> None:
+    script = ev.reply(
+        ev.created(),
+        ev.failed(
+            "context_length_exceeded", "Your input exceeds the context window of this model."
+        ),
+    )
+    async with LoopbackServer([script]) as server:
+        _events, message = await run(server)
+    assert (message.error_message or "").startswith("The context is too long for this model")
+    assert len(server.requests) == 1
+
+
 async def test_an_error_event_inside_a_200_stream() -> None:
     error = {"type": "error", "code": "rate_limit_exceeded", "message": "Slow down.", "param": None}
     script = ev.reply(ev.created(), ev.message_added(0), ev.text_delta(0, "so far"), error)
@@ -411,6 +437,18 @@ async def test_abort_mid_stream_closes_the_connection() -> None:
     assert events[-1].type == "error" and message.stop_reason == "aborted"
     assert message.text() == "one"
     assert elapsed < 2
+
+
+async def test_abort_during_the_retry_wait_ends_at_once() -> None:
+    limited = json_reply(429, {"error": {"message": "later"}}, {"retry-after": "30"})
+    controller = AbortController()
+    async with LoopbackServer([limited]) as server:
+        asyncio.get_running_loop().call_later(0.2, controller.abort)
+        started = time.monotonic()
+        _events, message = await run(server, signal=controller.signal)
+        elapsed = time.monotonic() - started
+    assert message.stop_reason == "aborted" and elapsed < 2
+    assert len(server.requests) == 1
 
 
 async def test_an_already_aborted_signal_sends_nothing() -> None:

@@ -6,7 +6,8 @@ Events arrive as plain dicts (parsed with jiter from the raw stream; no SDK obje
   streamed none gives its text at ``response.output_item.done``;
 - ``response.reasoning_summary_text.delta`` (and ``response.reasoning_text.delta`` from servers
   that stream raw reasoning) stream thinking, summary parts separated by a blank line; when the
-  reasoning item is done, the whole item becomes the block's ``signature`` as JSON;
+  reasoning item is done, the whole item becomes the block's ``signature`` as JSON (an item
+  with no readable text is a ``redacted`` block: replay data only);
 - a ``function_call`` item opens a tool call (id ``"<call_id>|<item_id>"``) under its output
   index; ``response.function_call_arguments.delta`` streams its arguments, ``.done`` and the
   item's ``.done`` carry the whole text (servers that send only those work the same);
@@ -119,7 +120,8 @@ class ResponsesEvents:
         if streamed:
             events = self.assembler.thinking_signature(signature)
             return events + self.assembler.close_text()
-        return self.assembler.thinking_block(_reasoning_text(item), signature, redacted=False)
+        text = _reasoning_text(item)
+        return self.assembler.thinking_block(text, signature, redacted=not text)
 
     def _message_done(self, item: Event) -> Events:
         events: Events = []

@@ -11,7 +11,7 @@ event; an abort closes the connection at once and ends with stop reason ``aborte
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from contextlib import AsyncExitStack
+from contextlib import AsyncExitStack, aclosing
 
 import httpx2
 import jiter
@@ -53,7 +53,9 @@ async def stream(
                 **request_body(model, context, options)
             )
             response = await guard.wait(response_scope.enter_async_context(request))
-            chunks = response.http_response.aiter_bytes()
+            chunks = await response_scope.enter_async_context(
+                aclosing(response.http_response.aiter_bytes())
+            )
             decoder = SSEDecoder()
             while not reader.finished:
                 try:
