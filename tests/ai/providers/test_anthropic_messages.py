@@ -546,3 +546,14 @@ async def test_images_go_only_to_models_that_accept_them():
     assert with_images[1]["type"] == "image"
     assert [block["type"] for block in text_only] == ["text", "text"]
     assert "image" in text_only[1]["text"]
+
+
+async def test_a_configured_provider_without_a_key_variable_needs_no_key():
+    script = reply(message_start(), text_block(0, "local"), message_end("end_turn"))
+    async with LoopbackServer([script]) as server:
+        keyless = model(server.url, provider="my-proxy")
+        message, _ = await run(server, the_model=keyless, api_key=None)
+    assert message.text() == "local"
+    headers = server.requests[0].headers
+    assert "authorization" not in headers
+    assert "x-api-key" not in headers

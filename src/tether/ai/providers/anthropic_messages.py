@@ -52,7 +52,7 @@ async def stream(
         guard.check()
         body = request_body(model, context, options)
         client = anthropic.AsyncAnthropic(
-            api_key=api_key,
+            api_key=api_key or "no-key",  # never None: the SDK would look for credentials itself
             base_url=model.base_url,
             max_retries=options.max_retries,
             default_headers={**model.headers, **(options.headers or {})},
@@ -61,7 +61,8 @@ async def stream(
         while True:
             translator = EventTranslator(assembler, api_key)
             try:
-                async with aclosing(_attempt(client, body, guard, translator)) as events:
+                attempt = _attempt(client, body, guard, translator, keyless=not api_key)
+                async with aclosing(attempt) as events:
                     async for event in events:
                         yield event
                 return
@@ -93,6 +94,8 @@ async def _attempt(
     body: dict[str, Any],
     guard: AbortGuard,
     translator: EventTranslator,
+    *,
+    keyless: bool,
 ) -> AsyncGenerator[AssistantMessageEvent, None]:
     """One request: the SDK sends it (and retries its HTTP failures); the bytes are ours."""
     required = ("model", "max_tokens", "messages")
@@ -102,6 +105,7 @@ async def _attempt(
         messages=body["messages"],
         stream=True,
         extra_body={key: value for key, value in body.items() if key not in required},
+        extra_headers={"Authorization": anthropic.omit} if keyless else None,
     )
     async with AsyncExitStack() as stack:
         response = await guard.wait(stack.enter_async_context(request))
