@@ -8,6 +8,7 @@ replaces the built-in one.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import replace
 from pathlib import Path
 
@@ -87,24 +88,32 @@ def _models() -> dict[str, Model]:
 def _unknown(ref: str, models: dict[str, Model]) -> UnknownModelError:
     provider, slash, model_id = ref.partition("/")
     if not slash or not provider or not model_id:
-        by_id = {model.id: name for name, model in models.items()}
-        suggestions = [by_id[i] for i in _closest(ref.strip("/"), list(by_id))]
+        suggestions = _closest_by_id(ref.strip("/"), models.values())
         hint = _did_you_mean(suggestions) or 'e.g. "openai/gpt-4.1"'
         return UnknownModelError(
             f'"{ref}" is not a model reference: write "provider/model-id"; {hint}',
             ref=ref,
             suggestions=suggestions,
         )
-    suggestions = _closest(ref, list(models))
     providers = sorted({model.provider for model in models.values()})
     if provider not in providers:
+        suggestions = _closest(ref, list(models))
         hint = _did_you_mean(suggestions) or f"known providers: {', '.join(providers)}"
         return UnknownModelError(
             f'unknown provider "{provider}" in "{ref}"; {hint}', ref=ref, suggestions=suggestions
         )
-    known = ", ".join(model.id for model in models.values() if model.provider == provider)
+    own = [model for model in models.values() if model.provider == provider]
+    suggestions = _closest_by_id(model_id, own) or _closest_by_id(model_id, models.values())
+    known = ", ".join(model.id for model in own)
     hint = _did_you_mean(suggestions) or f'"{provider}" has: {known}'
     return UnknownModelError(f'unknown model "{ref}"; {hint}', ref=ref, suggestions=suggestions)
+
+
+def _closest_by_id(model_id: str, models: Iterable[Model]) -> list[str]:
+    refs: dict[str, str] = {}
+    for model in models:
+        refs.setdefault(model.id, _ref(model))
+    return [refs[match] for match in _closest(model_id, list(refs))]
 
 
 def _closest(name: str, candidates: list[str]) -> list[str]:

@@ -36,16 +36,21 @@ def key_lines(text: str) -> dict[KeyPath, int]:
             if line.startswith("[["):
                 array = (*_resolve(keys[:-1], arrays), keys[-1])
                 arrays[array] = arrays.get(array, 0) + 1
-                lines.setdefault(array, number)
                 table = (*array, arrays[array] - 1)
             else:
                 table = _resolve(keys, arrays)
-            lines.setdefault(table, number)
+            _record(lines, table, number)
             continue
         assignment = _ASSIGNMENT.match(line)
         if assignment:
-            lines.setdefault((*table, *_split_keys(assignment["keys"])), number)
+            _record(lines, (*table, *_split_keys(assignment["keys"])), number)
     return lines
+
+
+def _record(lines: dict[KeyPath, int], path: KeyPath, number: int) -> None:
+    """``path`` and every table above it (a header defines those too) are written by here."""
+    for end in range(1, len(path) + 1):
+        lines.setdefault(path[:end], number)
 
 
 def _split_keys(dotted: str) -> tuple[str, ...]:
