@@ -451,6 +451,18 @@ async def test_abort_during_the_retry_wait_ends_at_once() -> None:
     assert len(server.requests) == 1
 
 
+async def test_the_connection_is_closed_before_the_final_event() -> None:
+    # The agent loop stops iterating at ``done``: nothing may stay open behind it.
+    events = sse([ev.created(), *ev.text_message(0, "bye"), ev.completed()], named=True)
+    async with LoopbackServer([Reply(200, [*events, HANG])]) as server:
+        messages = stream(model_for(server), context(), StreamOptions(api_key=KEY))
+        async for event in messages:
+            if event.type == "done":
+                await asyncio.wait_for(server.client_closed.wait(), 1)
+                break
+        await messages.aclose()  # type: ignore[attr-defined]
+
+
 async def test_an_already_aborted_signal_sends_nothing() -> None:
     controller = AbortController()
     controller.abort()

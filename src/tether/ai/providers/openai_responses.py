@@ -43,68 +43,56 @@ async def stream(
             yield event
         return
     guard = AbortGuard(options.signal)
-    client: openai.AsyncOpenAI | None = None
     reader = ResponsesEvents(assembler, model.provider, api_key)
+    ending: list[AssistantMessageEvent] = []  # yielded once the connection is closed
     try:
         guard.check()
-        client = openai_client(model, options, api_key)
-        async with AsyncExitStack() as response_scope:
+        async with AsyncExitStack() as scope:
+            client = openai_client(model, options, api_key)
+            scope.push_async_callback(client.close)
             request = client.responses.with_streaming_response.create(
                 **request_body(model, context, options)
             )
-            response = await guard.wait(response_scope.enter_async_context(request))
-            chunks = await response_scope.enter_async_context(
-                aclosing(response.http_response.aiter_bytes())
-            )
+            response = await guard.wait(scope.enter_async_context(request))
+            chunks = await scope.enter_async_context(aclosing(response.http_response.aiter_bytes()))
             decoder = SSEDecoder()
             while not reader.finished:
                 try:
-                    chunk = await guard.wait(anext(chunks))
+                    chunk: bytes | None = await guard.wait(anext(chunks))
                 except StopAsyncIteration:
-                    for name, data in decoder.flush():
-                        for event in reader.handle(name, _parse(data)):
-                            yield event
-                    if not reader.finished:
-                        for event in reader.stream_ended():
-                            yield event
-                    break
-                for name, data in decoder.feed(chunk):
-                    for event in reader.handle(name, _parse(data)):
-                        yield event
+                    chunk = None
+                for name, data in decoder.feed(chunk) if chunk is not None else decoder.flush():
+                    events = reader.handle(name, _parse(data))
                     if reader.finished:
+                        ending = events
                         break
+                    for event in events:
+                        yield event
+                if chunk is None and not reader.finished:
+                    ending = reader.stream_ended()
     except Aborted:
-        for event in assembler.fail("aborted", "The request was aborted"):
-            yield event
+        ending = assembler.fail("aborted", "The request was aborted")
     except openai.OpenAIError as exc:
-        for event in assembler.fail("error", openai_failure_text(model.provider, exc, api_key)):
-            yield event
+        ending = assembler.fail("error", openai_failure_text(model.provider, exc, api_key))
     except _Malformed as exc:
         message = failure_text(model.provider, kind="protocol error", message=str(exc))
-        for event in assembler.fail("error", message):
-            yield event
+        ending = assembler.fail("error", message)
     except (httpx2.TransportError, OSError) as exc:
-        message = failure_text(
-            model.provider,
-            kind="connection lost mid-stream",
-            message=f"{type(exc).__name__}: {exc}",
-            api_key=api_key,
+        ending = assembler.fail(
+            "error", _failure(model, "connection lost mid-stream", exc, api_key)
         )
-        for event in assembler.fail("error", message):
-            yield event
     except Exception as exc:
-        message = failure_text(
-            model.provider,
-            kind="unexpected failure",
-            message=f"{type(exc).__name__}: {exc}",
-            api_key=api_key,
-        )
-        for event in assembler.fail("error", message):
-            yield event
+        ending = assembler.fail("error", _failure(model, "unexpected failure", exc, api_key))
     finally:
         guard.close()
-        if client is not None:
-            await client.close()
+    for event in ending:
+        yield event
+
+
+def _failure(model: Model, kind: str, exc: Exception, api_key: str | None) -> str:
+    return failure_text(
+        model.provider, kind=kind, message=f"{type(exc).__name__}: {exc}", api_key=api_key
+    )
 
 
 class _Malformed(Exception):
