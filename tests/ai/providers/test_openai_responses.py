@@ -382,6 +382,24 @@ async def test_a_context_overflow_inside_the_stream_says_so() -> None:
     assert len(server.requests) == 1
 
 
+@pytest.mark.parametrize(
+    ("event", "stop_reason", "said"),
+    [
+        ({"type": "response.cancelled", "response": {"status": "cancelled"}}, "error", "cancelled"),
+        ({"type": "response.completed", "response": {"status": "paused"}}, "error", "'paused'"),
+        ({"type": "response.incomplete", "response": {}}, "length", "incomplete"),
+    ],
+)
+async def test_every_final_status_maps_to_a_stop_reason(
+    event: dict[str, Any], stop_reason: str, said: str
+) -> None:
+    script = ev.reply(ev.created(), *ev.text_message(0, "some"), event)
+    async with LoopbackServer([script]) as server:
+        _events, message = await run(server)
+    assert message.stop_reason == stop_reason and said in (message.error_message or "")
+    assert message.text() == "some"
+
+
 async def test_an_error_event_inside_a_200_stream() -> None:
     error = {"type": "error", "code": "rate_limit_exceeded", "message": "Slow down.", "param": None}
     script = ev.reply(ev.created(), ev.message_added(0), ev.text_delta(0, "so far"), error)

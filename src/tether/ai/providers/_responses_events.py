@@ -66,10 +66,10 @@ class ResponsesEvents:
             "response.output_item.added": self._item_added,
             "response.output_item.done": self._item_done,
             "response.created": self._created,
-            "response.completed": self._completed,
-            "response.incomplete": self._incomplete,
-            "response.failed": self._failed,
-            "response.cancelled": self._failed,
+            "response.completed": self._finished,
+            "response.incomplete": self._finished,
+            "response.failed": self._finished,
+            "response.cancelled": self._finished,
             "error": self._error,
         }
 
@@ -211,23 +211,26 @@ class ResponsesEvents:
     def _created(self, _event: Event) -> Events:
         return self.assembler.start()
 
-    def _completed(self, event: Event) -> Events:
-        self._final_usage(event)
-        return self.assembler.done("stop")
-
-    def _incomplete(self, event: Event) -> Events:
+    def _finished(self, event: Event) -> Events:
+        """A final event: the response's own status decides (its event type when it has none)."""
         response = self._final_usage(event)
-        details = response.get("incomplete_details")
-        reason = details.get("reason") if isinstance(details, dict) else None
-        return self.assembler.done("length", f"The response is incomplete: {reason or 'unknown'}")
-
-    def _failed(self, event: Event) -> Events:
-        response = self._final_usage(event)
+        status = response.get("status") or _text(event.get("type")).removeprefix("response.")
+        if status == "completed":
+            return self.assembler.done("stop")
+        if status == "incomplete":
+            details = response.get("incomplete_details")
+            reason = details.get("reason") if isinstance(details, dict) else None
+            return self.assembler.done(
+                "length", f"The response is incomplete: {reason or 'unknown'}"
+            )
         error = response.get("error")
         if isinstance(error, dict):
             return self.assembler.fail("error", self._error_text(error))
-        status = response.get("status") or str(event.get("type", "")).removeprefix("response.")
-        return self.assembler.fail("error", f"{self._provider}: the response {status}")
+        if status in ("failed", "cancelled"):
+            return self.assembler.fail("error", f"{self._provider}: the response {status}")
+        return self.assembler.fail(
+            "error", f"{self._provider}: the response ended with status {status!r}"
+        )
 
     def _error(self, event: Event) -> Events:
         self.finished = True
