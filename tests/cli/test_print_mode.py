@@ -1,0 +1,113 @@
+"""``tether -p`` and ``--mode json``: the installed executable against a loopback server."""
+
+from __future__ import annotations
+
+import pytest
+from tests.ai.providers.loopback import LoopbackServer, json_reply
+
+from .support import MODEL, run_tether, text_reply, tool_reply, write_models_toml
+
+
+@pytest.fixture
+def home(tmp_path):
+    return tmp_path / "home"
+
+
+@pytest.fixture
+def project(tmp_path):
+    path = tmp_path / "project"
+    path.mkdir()
+    (path / "notes.txt").write_text("alpha\nbeta\n", encoding="utf-8")
+    return path
+
+
+async def test_print_mode_prints_the_answer_and_exits_0(home, project):
+    async with LoopbackServer([text_reply("The answer is 42.")]) as server:
+        write_models_toml(home, server.url)
+        done = await run_tether("-p", "what is it?", "--model", MODEL, home=home, cwd=project)
+    assert done.code == 0, done.stderr
+    assert done.stdout == "The answer is 42.\n"
+    assert "1 turn, 0 tool calls" in done.stderr
+    body = server.requests[0].json()
+    assert body["messages"][-1] == {"role": "user", "content": "what is it?"}
+    assert body["model"] == "scripted"
+
+
+async def test_a_failing_provider_exits_1_with_its_error(home, project):
+    failure = json_reply(400, {"error": {"message": "model 'scripted' is sleeping", "type": "x"}})
+    async with LoopbackServer([failure]) as server:
+        write_models_toml(home, server.url)
+        done = await run_tether("-p", "hi", "--model", MODEL, home=home, cwd=project)
+    assert done.code == 1
+    assert "model 'scripted' is sleeping" in done.stderr
+    assert "400" in done.stderr
+
+
+async def test_piped_stdin_is_appended_to_the_task(home, project):
+    async with LoopbackServer([text_reply("ok")]) as server:
+        write_models_toml(home, server.url)
+        done = await run_tether(
+            "-p", "summarise:", "--model", MODEL, home=home, cwd=project, stdin="line one\n"
+        )
+    assert done.code == 0, done.stderr
+    assert server.requests[0].json()["messages"][-1]["content"] == "summarise:\n\nline one\n"
+
+
+async def test_a_call_needing_approval_is_denied_with_how_to_allow_it(home, project, tmp_path):
+    outside = tmp_path / "outside.txt"
+    outside.write_text("secret-ish\n", encoding="utf-8")
+    replies = [tool_reply(("c1", "read", {"path": str(outside)})), text_reply("could not read")]
+    async with LoopbackServer(replies) as server:
+        write_models_toml(home, server.url)
+        done = await run_tether("-p", "read it", "--model", MODEL, home=home, cwd=project)
+    assert done.code == 0, done.stderr
+    tool_message = server.requests[1].json()["messages"][-1]
+    assert tool_message["role"] == "tool"
+    assert "nobody can answer an approval" in tool_message["content"]
+    assert "--gate yolo" in tool_message["content"]
+    assert "secret-ish" not in tool_message["content"]
+    assert "1 denied" in done.stderr
+
+
+async def test_json_mode_writes_the_header_then_every_event_in_order(home, project):
+    replies = [tool_reply(("c1", "read", {"path": "notes.txt"})), text_reply("beta is there")]
+    async with LoopbackServer(replies) as server:
+        write_models_toml(home, server.url)
+        done = await run_tether(
+            "-p", "read notes", "--mode", "json", "--model", MODEL, home=home, cwd=project
+        )
+    assert done.code == 0, done.stderr
+    lines = done.json_lines()
+    assert lines[0]["type"] == "session" and lines[0]["cwd"] == str(project)
+    kinds = [line["type"] for line in lines[1:] if line["type"] != "message_update"]
+    assert kinds == [
+        "agent_start",
+        "turn_start",
+        "message_start",
+        "message_end",
+        "message_start",
+        "message_end",
+        "tool_execution_start",
+        "tool_execution_end",
+        "message_start",
+        "message_end",
+        "turn_end",
+        "turn_start",
+        "message_start",
+        "message_end",
+        "turn_end",
+        "agent_end",
+    ]
+    end = next(line for line in lines if line["type"] == "tool_execution_end")
+    assert end["tool_name"] == "read" and end["is_error"] is False
+    assert "beta" in end["result"]["content"][0]["text"]
+    final = [line for line in lines if line["type"] == "message_end"][-1]
+    assert final["message"]["role"] == "assistant"
+    assert final["message"]["content"][0]["text"] == "beta is there"
+    assert any(line["type"] == "message_update" for line in lines)
+
+
+async def test_no_model_available_is_an_error_that_says_how_to_choose(home, project, monkeypatch):
+    done = await run_tether("-p", "hi", "--model", "nowhere/none", home=home, cwd=project)
+    assert done.code == 2
+    assert "nowhere/none" in done.stderr
