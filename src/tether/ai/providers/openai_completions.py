@@ -1,0 +1,146 @@
+"""``openai-completions``: OpenAI Chat Completions, and every server that speaks it (Ollama,
+vLLM, llama.cpp's server, LM Studio, OpenRouter, Groq...), as a :data:`~tether.ai.StreamFn`.
+
+The official ``openai`` SDK sends the request: its auth, its retries of 429, 5xx and refused
+connections (honouring ``Retry-After``) and its error types all apply. The 200 stream is read
+raw (``with_streaming_response``) and parsed here (:mod:`._completions_stream`), because
+building the SDK's pydantic object per chunk is most of the cost of a long streamed tool call.
+The request body: :mod:`._completions_request`. An error inside the stream, or a dropped
+connection, before anything reached the caller is tried again with backoff; every failure
+ends in an ``error`` event, and an abort closes the connection at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncGenerator, AsyncIterator
+from contextlib import AsyncExitStack, aclosing
+from typing import Any
+
+import httpx2
+import openai
+
+from .._stream import AssistantMessageEvent, StreamOptions
+from .._types import Context, Model
+from ._abort_guard import Aborted, AbortGuard
+from ._assembler import MessageAssembler
+from ._completions_request import compat_for, request_body
+from ._completions_stream import CompletionsStreamReader, StreamFault
+from ._errors import failure_text, retry_delay
+from ._keys import api_key_for
+from ._openai_client import (
+    error_payload_text,
+    missing_key_text,
+    openai_client,
+    openai_failure_text,
+)
+
+__all__ = ["stream"]
+
+_ABORTED = "The request was aborted"
+_SDK_ARGUMENTS = frozenset({"model", "messages", "stream"})
+"""Body fields passed to the SDK as arguments; the rest go as ``extra_body``."""
+
+
+async def stream(
+    model: Model, context: Context, options: StreamOptions
+) -> AsyncIterator[AssistantMessageEvent]:
+    """Stream one assistant message from a Chat Completions server; never raises."""
+    assembler = MessageAssembler(model)
+    api_key = api_key_for(model, options)
+    problem = missing_key_text(model, api_key)
+    if problem is None:
+        try:
+            body = request_body(model, context, options, compat_for(model))
+        except ValueError as exc:
+            problem = failure_text(model.provider, message=str(exc))
+    if problem is not None:
+        for event in assembler.fail("error", problem):
+            yield event
+        return
+    guard = AbortGuard(options.signal)
+    client: openai.AsyncOpenAI | None = None
+    try:
+        guard.check()
+        client = openai_client(model, options, api_key)
+        retries = 0
+        while True:
+            reader = CompletionsStreamReader(assembler)
+            async with aclosing(_attempt(client, body, guard, reader)) as events:
+                async for event in events:
+                    yield event
+            fault = reader.fault
+            if fault is None:
+                return
+            if fault.retryable and not assembler.started and retries < options.max_retries:
+                retries += 1
+                await guard.wait(asyncio.sleep(retry_delay(retries)))
+                continue
+            for event in assembler.fail("error", _fault_text(model.provider, fault, api_key)):
+                yield event
+            return
+    except Aborted:
+        for event in assembler.fail("aborted", _ABORTED):
+            yield event
+    except openai.OpenAIError as exc:
+        for event in assembler.fail("error", openai_failure_text(model.provider, exc, api_key)):
+            yield event
+    except Exception as exc:  # the contract: a final error event, never an exception
+        message = failure_text(
+            model.provider,
+            kind="unexpected failure",
+            message=f"{type(exc).__name__}: {exc}",
+            api_key=api_key,
+        )
+        for event in assembler.fail("error", message):
+            yield event
+    finally:
+        guard.close()
+        if client is not None:
+            await client.close()
+
+
+async def _attempt(
+    client: openai.AsyncOpenAI,
+    body: dict[str, Any],
+    guard: AbortGuard,
+    reader: CompletionsStreamReader,
+) -> AsyncGenerator[AssistantMessageEvent, None]:
+    """One request, its stream fed to ``reader``. The SDK raises what failed before the stream;
+    a failure while reading it is left in ``reader.fault`` for the caller to retry or report."""
+    request = client.chat.completions.with_streaming_response.create(
+        model=body["model"],
+        messages=body["messages"],
+        stream=True,
+        extra_body={key: value for key, value in body.items() if key not in _SDK_ARGUMENTS},
+    )
+    async with AsyncExitStack() as scope:
+        response = await guard.wait(scope.enter_async_context(request))
+        chunks = await scope.enter_async_context(aclosing(response.http_response.aiter_bytes()))
+        feed = reader.feed
+        while not reader.finished:
+            try:
+                data = await guard.wait(anext(chunks))
+            except StopAsyncIteration:
+                break
+            except httpx2.TransportError as exc:
+                reader.fault = _dropped(exc)
+                return
+            for event in feed(data):
+                yield event
+        for event in reader.end():
+            yield event
+
+
+def _dropped(exc: httpx2.TransportError) -> StreamFault:
+    """A read that failed once the response had begun: a timeout or a dropped connection."""
+    detail = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+    if isinstance(exc, httpx2.TimeoutException):
+        return StreamFault(f"timed out waiting for the stream ({detail})", retryable=True)
+    return StreamFault(f"the connection dropped mid-stream ({detail})", retryable=True)
+
+
+def _fault_text(provider: str, fault: StreamFault, api_key: str | None) -> str:
+    if fault.payload is not None:
+        return error_payload_text(provider, fault.payload, api_key)
+    return failure_text(provider, message=fault.message, api_key=api_key)
