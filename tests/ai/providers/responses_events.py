@@ -11,7 +11,8 @@ Event = dict[str, Any]
 
 
 def reply(*events: Event, status: int = 200) -> Reply:
-    return Reply(status, sse(events, named=True))
+    """Each event with an ``event:`` line naming its type, as OpenAI sends them."""
+    return Reply(status, [piece for e in events for piece in sse([e], named="type" in e)])
 
 
 def created(response_id: str = "resp_1") -> Event:

@@ -400,8 +400,15 @@ async def test_every_final_status_maps_to_a_stop_reason(
     assert message.text() == "some"
 
 
-async def test_an_error_event_inside_a_200_stream() -> None:
-    error = {"type": "error", "code": "rate_limit_exceeded", "message": "Slow down.", "param": None}
+@pytest.mark.parametrize(
+    "error",
+    [
+        {"type": "error", "code": "rate_limit_exceeded", "message": "Slow down.", "param": None},
+        {"error": {"code": "rate_limit_exceeded", "message": "Slow down.", "type": "requests"}},
+    ],
+    ids=["error event", "error chunk"],
+)
+async def test_an_error_inside_a_200_stream(error: dict[str, Any]) -> None:
     script = ev.reply(ev.created(), ev.message_added(0), ev.text_delta(0, "so far"), error)
     async with LoopbackServer([script]) as server:
         _events, message = await run(server)
