@@ -17,12 +17,14 @@ from ._compat import detect_compat
 from ._config import ModelsConfigError
 from ._dirs import config_dir, data_dir
 from ._dispatch import API_MODULES, complete, stream
+from ._errors import CONTEXT_OVERFLOW_NOTE
 from ._keys import api_key_env, register_api_key_env
 from ._registry import UnknownModelError, get_model, list_models, load_models_config
 from ._transform import transform_messages
 
 __all__ = [
     "API_MODULES",
+    "CONTEXT_OVERFLOW_NOTE",
     "ModelsConfigError",
     "UnknownModelError",
     "api_key_env",
