@@ -174,6 +174,32 @@ async def test_redacted_thinking_keeps_its_data_as_the_signature():
     assert kinds(events)[1:3] == ["thinking_start", "thinking_end"]
 
 
+async def test_thinking_shown_only_as_a_signature_after_a_tool_call_is_a_block_of_its_own():
+    script = reply(
+        message_start(),
+        thinking_block(0, ["First thought."], "sig-1"),
+        tool_block(1, "toolu_1", "read", ['{"path": "a"}']),
+        thinking_block(2, [], "sig-2"),
+        text_block(3, "Then this."),
+        message_end("end_turn"),
+    )
+    async with LoopbackServer([script]) as server:
+        message, _ = await run(server, reasoning="low")
+    first, _call, second, _text = message.content
+    assert first == ThinkingContent("First thought.", signature="sig-1")
+    assert second == ThinkingContent("", signature="sig-2")
+
+
+async def test_a_stream_ending_after_its_stop_reason_without_message_stop_is_complete():
+    delta_only = message_end("end_turn")[:1]
+    script = reply(message_start(), text_block(0, "fine"), delta_only)
+    async with LoopbackServer([script]) as server:
+        message, events = await run(server)
+    assert events[-1].type == "done"
+    assert message.stop_reason == "stop"
+    assert message.text() == "fine"
+
+
 async def test_a_tool_call_streams_its_arguments_over_many_deltas():
     arguments = json.dumps({"path": "src/" + "deep/" * 40 + "file.py"})
     script = reply(
@@ -318,13 +344,16 @@ async def test_a_429_is_retried_after_the_time_retry_after_asks():
     )
     ok = reply(message_start(), text_block(0, "fine"), message_end("end_turn"))
     async with LoopbackServer([limited, ok]) as server:
-        started = time.monotonic()
-        message, events = await run(server)
-        elapsed = time.monotonic() - started
+        running = asyncio.create_task(run(server))
+        while not server.requests:
+            await asyncio.sleep(0.005)
+        limited_at = time.monotonic()
+        message, events = await running
+        elapsed = time.monotonic() - limited_at
     assert message.text() == "fine"
     assert kinds(events).count("start") == 1
     assert len(server.requests) == 2
-    assert 0.3 <= elapsed < 2.0
+    assert 0.28 <= elapsed < 2.0
 
 
 async def test_a_529_overloaded_is_retried():
@@ -419,19 +448,39 @@ async def test_an_abort_mid_stream_closes_the_connection_at_once():
     controller = AbortController()
     async with LoopbackServer([script]) as server:
         events = []
-        started = time.monotonic()
+        aborted_at = 0.0
         options = StreamOptions(signal=controller.signal, api_key=KEY)
         async for event in stream(model(server.url), context(), options):
             events.append(event)
             if event.type == "text_delta":
                 controller.abort()
+                aborted_at = time.monotonic()
+        elapsed = time.monotonic() - aborted_at
         await asyncio.wait_for(server.client_closed.wait(), 2)
-        elapsed = time.monotonic() - started
     final = events[-1]
     assert final.type == "error"
     assert final.message.stop_reason == "aborted"  # type: ignore[union-attr]
     assert final.message.text() == "thinking about it"  # type: ignore[union-attr]
-    assert elapsed < 2.0
+    assert elapsed < 1.0
+
+
+async def test_an_abort_while_the_sdk_waits_to_retry_ends_at_once():
+    limited = json_reply(
+        429, error_event("rate_limit_error", "slow down"), headers={"retry-after": "30"}
+    )
+    controller = AbortController()
+    async with LoopbackServer([limited]) as server:
+        running = asyncio.create_task(run(server, signal=controller.signal))
+        while not server.requests:
+            await asyncio.sleep(0.01)
+        await asyncio.sleep(0.1)  # the 429 is in; the SDK sleeps before its retry
+        controller.abort()
+        aborted_at = time.monotonic()
+        message, _ = await running
+        elapsed = time.monotonic() - aborted_at
+    assert message.stop_reason == "aborted"
+    assert elapsed < 1.0
+    assert len(server.requests) == 1
 
 
 async def test_an_abort_before_the_request_sends_nothing():
