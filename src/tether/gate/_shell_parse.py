@@ -164,7 +164,11 @@ class _Walk:
         elif kind in _SUBSTITUTIONS:
             inner = _Context(nested=True, functions=ctx.functions)
             for child in node.children:
-                self.visit(child, inner)
+                if child.type == "file_redirect":  # $(<file) reads the file
+                    redirect = self._redirect(child, inner, _Extras())
+                    self._emit(None, (), (), inner._replace(redirects=(redirect,)))
+                else:
+                    self.visit(child, inner)
         elif kind == "function_definition":
             self._function(node, ctx)
         elif kind == "variable_assignment":
@@ -174,13 +178,25 @@ class _Walk:
         elif kind == "test_command":
             start = len(self.commands)
             self._children(node, ctx)
-            self._emit(Word("[[", "[["), (), (), ctx, at=start)
+            self._emit(Word("[[", "[["), self._quoted_words(node), (), ctx, at=start)
         elif kind == "comment":
             return
         else:
             if kind == "ERROR" or node.is_missing:
                 self.error = True
             self._children(node, ctx)
+
+    def _quoted_words(self, node: Node) -> tuple[Word, ...]:
+        """The single-quoted words inside ``node`` (text ``[[`` evaluates: subscripts run)."""
+        found: list[Word] = []
+        stack = list(node.children)
+        while stack:
+            child = stack.pop()
+            if child.type == "raw_string":
+                found.append(Word(self._text(child), self._text(child)[1:-1]))
+            elif child.type not in _SUBSTITUTIONS:
+                stack.extend(child.children)
+        return tuple(reversed(found))
 
     def _children(self, node: Node, ctx: _Context) -> None:
         children = node.children
@@ -514,10 +530,17 @@ class Paths:
     home: str
     cwd: str | None
     workspace: str | None = None
+    oldpwd: str | None = None
+    """Where ``cd -`` and ``~-`` lead (``None``: unknown)."""
 
     def resolve(self, value: str) -> str | None:
         if value == "~" or value.startswith("~/"):
             value = self.home + value[1:]
+        elif value[:2] in ("~+", "~-") and value[2:3] in ("", "/"):
+            base = self.cwd if value[1] == "+" else self.oldpwd
+            if base is None:
+                return None
+            value = base + value[2:]
         elif value.startswith("~"):
             value = posixpath.expanduser(value)
         if value.startswith("/"):

@@ -25,6 +25,8 @@ from typing import NamedTuple
 from . import _shell_rules as rules
 from ._path_policy import PathPolicy
 from ._shell_allow import prove_read_only
+from ._shell_expand import Environment, brace_expand, expand_word
+from ._shell_heredoc import heredoc_disagreements
 from ._shell_parse import (
     Call,
     Command,
@@ -39,6 +41,7 @@ from ._shell_parse import (
     parse_options,
     render,
 )
+from ._shell_wrappers import WRAPPERS, unwrap
 from ._verdict import Verdict, strictest
 
 __all__ = ["ShellPolicy"]
@@ -46,7 +49,9 @@ __all__ = ["ShellPolicy"]
 _MAX_DEPTH = 6
 _MAX_GLOB_MATCHES = 64
 _SYSTEM_BIN = frozenset({"/bin", "/sbin", "/usr/bin", "/usr/sbin", "/usr/local/bin"})
-_SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "ash", "mksh", "fish"})
+_SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "ash", "mksh", "fish", "csh", "tcsh",
+                     "yash", "posh", "ksh93", "rbash"})  # fmt: skip
+_STDIN_FILES = frozenset({"-", "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"})
 _INTERPRETERS = frozenset({"python", "perl", "ruby", "php", "node", "lua"})
 _NETWORK = frozenset({"nc", "ncat", "telnet", "socat", "openssl", "cryptcat"})
 _DOWNLOADERS = frozenset({"curl", "wget", "fetch", "aria2c", "http", "https", "xh", "lwp-request"})
@@ -57,6 +62,11 @@ _NOT_READING = frozenset({"ls", "stat", "test", "[", "[[", "echo", "printf", "ch
 _DELETERS = frozenset({"rm", "shred", "unlink", "rmdir", "mv"})
 _SEARCHERS = frozenset({"grep", "egrep", "fgrep", "rg"})
 _SECRET_VARIABLE = re.compile(r"\$\{?\w*(KEY|TOKEN|SECRET|PASSW|CREDENTIAL)", re.I)
+_EXPANDS = re.compile(r"[{$~*?\[]")
+_STORED_CODE = re.compile(r"\$\(|`|\$\{")
+# Commands that evaluate the text of their arguments (subscripts, arithmetic, names).
+_EVALUATING = frozenset({"[[", "let", "printf", "test", "[", "declare", "typeset", "local",
+                         "readonly", "export", "read", "unset", "eval"})  # fmt: skip
 _DECLARATIONS = frozenset({"export", "declare", "typeset", "local", "readonly", "alias"})
 _COPIERS = frozenset({"cp", "scp", "rsync", "tar", "zip", "7z", "7za", "rclone", "sftp"})
 _SAFE_ENV = re.compile(r"^(LC_\w+|LANG|LANGUAGE|TZ|NO_COLOR|FORCE_COLOR|CLICOLOR|COLUMNS|TERM)$")
@@ -158,15 +168,38 @@ class _Run:
             self.top = script
         if script.error:
             self._approve(f"{collapse(text)[:60]}: does not parse cleanly; nothing is auto-allowed")
+        if script.error and "{" in text:  # {rm,-rf,~} does not parse, but bash runs it
+            expanded = [brace_expand(token) or [token] for token in text.split()]
+            reading = " ".join(field for fields in expanded for field in fields)
+            if reading != " ".join(text.split()):
+                self._evidence([reading], depth, f"{collapse(text)[:60]}: as bash expands it")
+        if b"<<" in script.source and script.root is not None:
+            for hidden in heredoc_disagreements(script.root, script.source):
+                self._approve(f"{collapse(text)[:60]}: bash and the parser disagree on a heredoc")
+                self._evidence([hidden], depth, f"{collapse(text)[:60]}: what bash runs")
         for name in dict.fromkeys(script.fork_bombs):
             self._deny(f"{name}(): calls itself in a pipeline or the background (fork bomb)")
         saved, self._effects = self._effects, {}
+        output_shell: str | None = None
         for cmd in script.commands:
             effects = self._command(cmd, depth)
             if cmd.pipeline >= 0:
                 self._effects.setdefault((cmd.pipeline, cmd.stage), []).extend(effects)
+            if output_shell is not None and not cmd.nested:
+                self._into_shell(output_shell, effects, depth)
+            output_shell = output_shell or _output_shell(cmd)
+            if output_shell is not None and cmd.name is not None and cmd.name.value == "exec":
+                self._approve(f"{output_shell}: everything printed from here runs as a script")
         self._pipelines(depth)
         self._effects = saved
+
+    def _into_shell(self, shell: str, effects: list[_Effect], depth: int) -> None:
+        """What a command prints after ``exec > >(sh)`` is a script for that shell."""
+        for effect in effects:
+            if effect.role in ("download", "decode"):
+                self._deny(f"{effect.call.display} > {shell}: {effect.role}ed data run as a script")
+            elif effect.role == "text":
+                self._nested(effect.text, depth, shell)
 
     def _nested(self, text: str, depth: int, display: str) -> None:
         before = len(self.verdicts)
@@ -199,16 +232,16 @@ class _Run:
                 self.verdicts.append(Verdict.allow(f"{name}=...: sets a shell variable"))
             if value is not None and _SENSITIVE_ENV.match(name):
                 self._evidence([value], depth, f"{name}=...: a command some program may run")
+            if value is None and cmd.name is None:
+                value = self._expanded_value(assignment.value)
+            if value is not None and _STORED_CODE.search(value):
+                self._evidence([value], depth, f"{name}=...: holds code bash may run later")
             if cmd.name is None and value is not None:
                 self._variables[name] = value
         self._redirects(cmd)
         if cmd.name is None:
             return []
-        text = " ".join(w.raw for w in (cmd.name, *cmd.args))
-        if self._variables and "$" in text:  # cmd=rm; $cmd -rf ~   d=/; rm -rf $d
-            ifs = {ord(c): " " for c in self._variables.get("IFS", "")}
-            reading = _substitute(text, self._variables).translate(ifs)
-            self._evidence([reading], depth, f"{collapse(text)[:60]}: with its variables in place")
+        self._expanded_reading(cmd, depth)
         if cmd.name.value is None:
             self._unknown(cmd.name, cmd.args, depth)
             return []
@@ -218,6 +251,38 @@ class _Run:
                 self._approve(f"{name}: runs a program outside the system binary directories")
             name = posixpath.basename(name)
         return self._call(name, cmd.args, cmd, depth)
+
+    def _environment(self) -> Environment:
+        return Environment(self.paths.home, self._variables, self.paths.cwd, self.paths.oldpwd)
+
+    def _expanded_value(self, word: Word) -> str | None:
+        expanded = expand_word(word.raw, self._environment(), split=False)
+        return expanded[0] if expanded else None
+
+    def _expanded_reading(self, cmd: Command, depth: int) -> None:
+        """Judge the command as bash expands it: braces, quoting, known variables split on IFS,
+        ``~+``/``~-``, globs on system paths; deny what that reading would deny."""
+        words = (cmd.name, *cmd.args) if cmd.name is not None else cmd.args
+        if not any(_EXPANDS.search(w.raw) for w in words):
+            return
+        environment = self._environment()
+        fields: list[str] = []
+        changed = False
+        for word in words:
+            expanded = expand_word(word.raw, environment)
+            if expanded is None:
+                fields.append(word.raw)
+                continue
+            changed = changed or expanded != [word.value]
+            fields.extend(shlex.quote(f) for f in expanded)
+        name = cmd.name.value if cmd.name is not None else None
+        if name in _EVALUATING:
+            for word in cmd.args:
+                if word.value is not None and _STORED_CODE.search(word.value):
+                    self._evidence([word.value], depth, f"{name}: evaluates {word.raw[:40]}")
+        if changed and fields:
+            text = " ".join(w.raw for w in words)
+            self._evidence([" ".join(fields)], depth, f"{collapse(text)[:60]}: as bash expands it")
 
     def _unknown(self, name: Word, args: tuple[Word, ...], depth: int) -> None:
         why = f"{display(collapse(name.raw), args)}: the command name is not a literal word"
@@ -229,7 +294,15 @@ class _Run:
 
     def _call(self, name: str, words: tuple[Word, ...], cmd: Command, depth: int) -> list[_Effect]:
         """Unwrap wrappers, then classify the command they run."""
-        while name in _WRAPPERS:
+        while name in WRAPPERS or name in _WRAPPERS:
+            if name in WRAPPERS:
+                inner = self._program(name, words, depth)
+                if inner is None:
+                    break
+                if not inner:
+                    return []
+                name, words = posixpath.basename(inner[0].value or ""), inner[1:]
+                continue
             if name in _RAISES:
                 self._approve(f"{display(name, words)}: {_RAISES[name]}")
             inner = self._wrapped(name, words, cmd)
@@ -242,7 +315,8 @@ class _Run:
                 return []
             else:
                 name, words = posixpath.basename(inner[0].value), inner[1:]
-        call = Call(name, tuple(w.value for w in words), display(name, words), self.paths)
+        values = rules.canonical_options(name, tuple(w.value for w in words))
+        call = Call(name, values, display(name, words), self.paths)
         if any(_SECRET_VARIABLE.search(w.raw) for w in words):
             self._approve(f"{call.display}: uses a variable that looks like a secret")
         for variable, _, value in (v.partition("=") for v in call.values if v and "=" in v):
@@ -266,7 +340,36 @@ class _Run:
                 self._script_word(call, Word(script or "", script), depth)
         if rules.family(name) in _INTERPRETERS or name in ("source", ".", "su", "runuser"):
             self._fetched(call, words)
+        if name in ("source", ".") and words and self._sourced(call, words[0], cmd, depth):
+            return [_Effect(call, "program-stdin")]
         return [self._classify(call, cmd)]
+
+    def _program(self, name: str, words: tuple[Word, ...], depth: int) -> tuple[Word, ...] | None:
+        """A program that runs others (:mod:`._shell_wrappers`): judge the scripts it runs; the
+        command it executes (``()``: one that is not a literal word, already judged)."""
+        unwrapped = unwrap(name, tuple(w.value for w in words))
+        assert unwrapped is not None
+        shown = display(name, words)
+        self._approve(f"{shown}: {unwrapped.why}")
+        for code in unwrapped.scripts:
+            self._nested(code, depth, shown)
+        if unwrapped.argv is None:
+            return None
+        if words[unwrapped.argv].value is None:
+            self._unknown(words[unwrapped.argv], words[unwrapped.argv + 1 :], depth)
+            return ()
+        return words[unwrapped.argv :]
+
+    def _sourced(self, call: Call, word: Word, cmd: Command, depth: int) -> bool:
+        """``source <(...)`` or ``. /dev/stdin``: judge the code; whether it reads its input."""
+        if word.raw.startswith("<("):
+            self._substituted_script(call, word, depth)
+        if word.value not in _STDIN_FILES:
+            return False
+        self._approve(f"{call.display}: runs a script read from its input")
+        for fed in _fed(cmd):
+            self._script_word(call, fed, depth)
+        return True
 
     def _wrapped(self, name: str, words: tuple[Word, ...], cmd: Command) -> tuple[Word, ...] | None:
         """The command a wrapper runs (``()``: xargs' default ``echo``); ``None``: it runs none."""
@@ -335,7 +438,10 @@ class _Run:
                 reading = _substitute(rest[0].value, positional)
                 self._evidence([reading], depth, f"{call.display}: with its arguments in place")
             return _Effect(call, "shell")
-        if rest and "s" not in letters and rest[0].value not in ("-", "/dev/stdin"):
+        if rest and rest[0].raw.startswith("<("):
+            self._substituted_script(call, rest[0], depth)
+            return _Effect(call, "shell")
+        if rest and "s" not in letters and rest[0].value not in _STDIN_FILES:
             self._fetched(call, rest[:1])
             self._approve(f"{call.display}: runs the script {rest[0].raw}")
             return _Effect(call, "shell")
@@ -352,6 +458,19 @@ class _Run:
             return _Effect(call, "shell")
         self._approve(f"{call.display}: runs a program read from its input")
         return _Effect(call, "program-stdin")
+
+    def _substituted_script(self, call: Call, word: Word, depth: int) -> None:
+        """``sh <(echo CODE)``, ``. <(printf CODE)``: judge the code the substitution prints."""
+        self._approve(f"{call.display}: runs a script a process substitution writes")
+        self._fetched(call, (word,))
+        printed = []
+        for command in word.substitutions:
+            name = posixpath.basename(command.name.value or "") if command.name else ""
+            values = tuple(w.value for w in command.args)
+            if name in ("echo", "printf") and None not in values:
+                printed.append(_printed(name, values))
+        for text in printed:
+            self._nested(text, depth, call.display)
 
     def _script_word(self, call: Call, word: Word, depth: int) -> None:
         if word.value is not None:
@@ -424,8 +543,13 @@ class _Run:
         for target in targets:
             self._path(call.display, target, "write")
         reads = rules.read_only_paths(call.name, call.values)
-        if call.name not in _NOT_READING and (reads is None or call.name == "git"):
-            self._secrets(call, {t for t in targets if t is not None})
+        if call.name not in _NOT_READING:
+            self._secrets(call, {t for t in targets if t is not None} | _not_files(call))
+        family = rules.family(call.name)
+        if family in _INTERPRETERS or family == "awk":
+            self._code(checked, cmd)
+        if call.name == "make":
+            self._makefile(call, cmd)
         if call.name in ("cd", "pushd", "popd"):
             operands = [v for v in call.values if v is None or not v.startswith("-") or v == "-"]
             self._cd(None if call.name == "popd" else operands[0] if operands else "~")
@@ -456,9 +580,33 @@ class _Run:
         role = "download" if name in _DOWNLOADERS else "decode" if decodes else ""
         return _Effect(call, role or ("network" if name in _NETWORK else "other"))
 
+    def _code(self, call: Call, cmd: Command) -> None:
+        """Interpreter one-liners: judge the shell commands the code runs; deny a fork loop."""
+        code = " ".join(v for v in call.values if v is not None)
+        if rules.forks_without_bound(code):
+            self._deny(f"{call.display}: forks in an endless loop (fork bomb)")
+        for command in rules.code_commands(code):
+            self._approve(f"{call.display}: runs the shell command {collapse(command)[:40]}")
+            self._evidence([command], 1, f"{call.display}: its code runs `{command[:40]}`")
+
+    def _makefile(self, call: Call, cmd: Command) -> None:
+        """``make -f /dev/stdin`` (or a process substitution): judge the recipes it is fed."""
+        opts = parse_options(call.values, frozenset({"-f", "--file", "--makefile", "-C"}))
+        files = opts.valued.get("-f", []) + opts.valued.get("--file", [])
+        if not any(f in _STDIN_FILES or f is None for f in files):
+            return
+        self._approve(f"{call.display}: runs recipes from a makefile it is fed")
+        for word in _fed(cmd):
+            for line in (word.value or "").splitlines():
+                if line.startswith("\t"):
+                    self._evidence([line.strip().lstrip("@-+")], 1, f"{call.display}: a recipe")
+
     def _cd(self, target: str | None) -> None:
-        cwd = self.paths.resolve(target) if target not in (None, "-") else None
-        self.paths = Paths(self.paths.home, cwd, self.paths.workspace)
+        if target == "-":
+            cwd = self.paths.oldpwd
+        else:
+            cwd = self.paths.resolve(target) if target is not None else None
+        self.paths = Paths(self.paths.home, cwd, self.paths.workspace, self.paths.cwd)
 
     def _secrets(self, call: Call, targets: set[str]) -> None:
         """Deny arguments (or their ``x=``/``x:``/``@`` parts) that name a secret being read."""
@@ -548,16 +696,55 @@ class _Run:
                 pair = f"{network.call.display} | {shell.call.display}"
                 self._deny(f"{pair}: a shell wired to the network (reverse shell)")
             for position, effect in ((p, e) for p, st in enumerate(stages) for e in st):
-                if effect.role != "program-stdin":
+                if effect.role not in ("program-stdin", "shell") or not position:
                     continue
                 for source in (e for stage in stages[:position] for e in stage):
                     pair = f"{source.call.display} | {effect.call.display}"
                     if source.role in ("download", "decode"):
                         self._deny(f"{pair}: {source.role}ed data piped to a shell")
-                previous = stages[position - 1] if position else []
-                if previous and all(e.role == "text" for e in previous):
+                previous = stages[position - 1]
+                if effect.role == "program-stdin" and all(e.role == "text" for e in previous):
                     text = "\n".join(e.text for e in previous)
                     self._nested(text, depth, effect.call.display)
+
+
+_PATTERN_FIRST = frozenset({"grep", "egrep", "fgrep", "rg", "jq", "sed", "awk"})
+
+
+def _not_files(call: Call) -> set[str]:
+    """Values of ``call`` that are patterns, scripts or env files handed on, not files read."""
+    values = call.values
+    skipped: set[str] = set()
+    if call.name in ("docker", "podman", "nerdctl"):
+        opts = parse_options(values, frozenset({"--env-file"}))
+        skipped.update(v for v in opts.valued.get("--env-file", []) if v is not None)
+    name, rest = call.name, values
+    if name == "git":
+        subcommand, rest = git_subcommand(values)
+        name = "grep" if subcommand == "grep" else ""
+    if name in _PATTERN_FIRST:
+        takes = frozenset({"-e", "--regexp", "-f", "--file", "-m", "-A", "-B", "-C", "-g", "-t",
+                           "--arg", "--argjson", "--glob", "-T", "--type"})  # fmt: skip
+        opts = parse_options(rest, takes)
+        if opts.flags.isdisjoint({"-e", "--regexp", "-f", "--file"}) and opts.positionals:
+            first = opts.positionals[0]
+            skipped.update({first} if first is not None else set())
+        skipped.update(v for k in ("-e", "--regexp") for v in opts.valued.get(k, []) if v)
+    return skipped
+
+
+def _output_shell(cmd: Command) -> str | None:
+    """``exec > >(sh)``: the shell that the rest of the script's output is sent to."""
+    if cmd.name is None or cmd.name.value != "exec":
+        return None
+    for redirect in cmd.redirects:
+        target = redirect.target
+        if ">" in redirect.operator and target is not None and target.raw.startswith(">("):
+            for inner in target.substitutions:
+                name = posixpath.basename(inner.name.value or "") if inner.name else ""
+                if name in _SHELLS or rules.family(name) in _INTERPRETERS:
+                    return f"exec > >({name})"
+    return None
 
 
 def _fed(cmd: Command) -> list[Word]:

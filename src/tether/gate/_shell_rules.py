@@ -12,6 +12,7 @@ from __future__ import annotations
 import itertools
 import posixpath
 import re
+import shlex
 from collections.abc import Callable
 from fnmatch import fnmatchcase
 from functools import lru_cache
@@ -20,9 +21,22 @@ from typing import NamedTuple, TypeAlias
 from ._shell_parse import Call, Values, git_subcommand, has_glob, parse_options
 
 __all__ = [
-    "HARMLESS_DEVICES", "check_call", "decodes", "destroys_system_or_home", "family",
-    "is_disk_device", "is_network_device", "might_be_secret", "persistence_target",
-    "read_only_paths", "secret_directory", "secret_kind", "write_targets",
+    "HARMLESS_DEVICES",
+    "canonical_options",
+    "check_call",
+    "code_commands",
+    "decodes",
+    "destroys_system_or_home",
+    "family",
+    "forks_without_bound",
+    "is_disk_device",
+    "is_network_device",
+    "might_be_secret",
+    "persistence_target",
+    "read_only_paths",
+    "secret_directory",
+    "secret_kind",
+    "write_targets",
 ]  # fmt: skip
 
 
@@ -219,26 +233,69 @@ def _dd(call: Call) -> str | None:
     return None
 
 
+_MINUS_ONE = re.compile(r"^-0*1$")
+
+
 def _kill(call: Call) -> str | None:
-    values = list(call.values)
-    if values != ["-1"]:
-        values = values[1:] if values and (values[0] or "").startswith("-") else values
-        values = values[1:] if call.values[:1] in (("-s",), ("-n",)) else values
-    return call.deny("kill -1 signals every process") if "-1" in values else None
+    """``kill -1`` in every spelling: ``-01``, ``-s KILL -1``, ``-KILL -- -1``."""
+    values = [v or "" for v in call.values]
+    if len(values) == 1 and _MINUS_ONE.match(values[0]):
+        return call.deny("kill -1 signals every process")
+    if values and values[0] in ("-s", "-n", "--signal"):
+        values = values[2:]
+    elif values and values[0].startswith("-") and values[0] != "--":
+        values = values[1:]
+    values = values[1:] if values[:1] == ["--"] else values
+    if any(_MINUS_ONE.match(v) for v in values):
+        return call.deny("kill -1 signals every process")
+    return None
 
 
 def _pkill(call: Call) -> str | None:
     opts = parse_options(call.values, frozenset({"-u", "-U", "-g", "-G", "-P", "-s", "-t"}))
+    if call.name == "killall5":
+        return call.deny("killall5 signals every process")
+    if call.name in ("pkill", "pgrep") and not opts.flags.isdisjoint({"-v", "--inverse"}):
+        return call.deny("pkill -v signals every process but the ones named")
     if opts.positionals and opts.positionals[-1] in (".", ".*", ".+", "^", "$", "", "^.*$"):
         return call.deny("a pattern that matches every process")
     return None
 
 
+_STOP_TARGETS = _words("poweroff reboot halt kexec rescue emergency shutdown ctrl-alt-del")
+
+
+def _loginctl(call: Call) -> str | None:
+    verbs = [v for v in call.values if v is not None and not v.startswith("-")]
+    if verbs[:1] and verbs[0] in ("poweroff", "reboot", "halt", "kexec", "suspend", "hibernate"):
+        return call.deny(f"loginctl {verbs[0]} stops the machine")
+    return None
+
+
+_DISK_TOOLS = _words("sgdisk gdisk fdisk sfdisk cfdisk parted blkdiscard hdparm cryptsetup shred "
+                     "partx sfdisk badblocks")  # fmt: skip
+_DISK_LISTING = _words("-l --list -p --print print -I -i --info --dump -d status luksDump")
+
+
+def _disk_tool(call: Call) -> str | None:
+    """Partitioning, discarding, erasing or formatting a disk device."""
+    values = [v for v in call.values if v is not None]
+    devices = [v for v in values if is_disk_device(v)]
+    if not devices or (call.name != "blkdiscard" and not _DISK_LISTING.isdisjoint(values)):
+        return None
+    return call.deny(f"{call.name} changes the disk device {devices[0]}")
+
+
 def _systemctl(call: Call) -> str | None:
     operands = parse_options(call.values, frozenset({"-H", "-M", "-t", "-p"})).positionals
     verb = operands[0] if operands else None
-    if verb in ("poweroff", "reboot", "halt", "kexec", "soft-reboot"):
+    if verb in ("poweroff", "reboot", "halt", "kexec", "soft-reboot", "rescue", "emergency"):
         return call.deny(f"systemctl {verb} stops the machine")
+    units = [u for u in operands[1:] if u is not None]
+    if verb in ("isolate", "start", "restart", "reload-or-restart") and any(
+        u.removesuffix(".target") in _STOP_TARGETS for u in units
+    ):
+        return call.deny(f"systemctl {verb} of a target that stops the machine")
     if verb in ("enable", "link", "reenable", "preset", "add-wants"):
         return call.deny(f"systemctl {verb} installs a unit (persistence)")
     return None
@@ -261,7 +318,11 @@ def _socat(call: Call) -> str | None:
     return None
 
 
-_CONTAINER_VALUE = _words("-v --volume --mount --pid --cap-add -e --env --name -p -w -u --user")
+_CONTAINER_VALUE = _words(
+    "-v --volume --mount --pid --cap-add -e --env --name -p -w -u --user --device --env-file "
+    "--security-opt --network --net -h --hostname --entrypoint -l --label"
+)
+_HOST_CAPABILITIES = _words("ALL SYS_ADMIN SYS_MODULE SYS_PTRACE DAC_READ_SEARCH SYS_RAWIO")
 
 
 def _container(call: Call) -> str | None:
@@ -272,8 +333,11 @@ def _container(call: Call) -> str | None:
         return call.deny("a privileged container (host root)")
     if "host" in opts.valued.get("--pid", []):
         return call.deny("a container in the host PID namespace")
-    if {"ALL", "SYS_ADMIN"} & {(c or "").upper() for c in opts.valued.get("--cap-add", [])}:
+    caps = {(c or "").upper().removeprefix("CAP_") for c in opts.valued.get("--cap-add", [])}
+    if _HOST_CAPABILITIES & {part for cap in caps for part in cap.split(",")}:
         return call.deny("a container with host-root capabilities")
+    if any(is_disk_device(d or "") for d in opts.valued.get("--device", [])):
+        return call.deny("a container given a host disk device")
     volumes = opts.valued.get("-v", []) + opts.valued.get("--volume", [])
     sources = [(volume or "").split(":")[0] for volume in volumes]
     for mount in opts.valued.get("--mount", []):
@@ -298,7 +362,8 @@ _AGENTS = _words(
 _AGENT_UNGUARDED = _words(
     "--yolo --yes-always --allow-all-tools --trust-all-tools --force gemini:-y aider:--yes "
     "--permission-mode=bypasspermissions --approval-mode=yolo --sandbox=danger-full-access "
-    "-s=danger-full-access"
+    '-s=danger-full-access sandbox_mode=danger-full-access sandbox_mode="danger-full-access" '
+    "qwen:-y crush:-y crush:--yolo cursor-agent:-f"
 )
 
 
@@ -364,6 +429,39 @@ def _interpreter(call: Call) -> str | None:
     return None
 
 
+_CODE_CALL = re.compile(
+    r"(?:system|exec[lv]?p?e?|popen|spawn\w*|execSync|execFileSync|spawnSync|check_output|"
+    r"check_call|call|run|Popen|getoutput|getstatusoutput|passthru|shell_exec|proc_open|"
+    r"subprocess)\s*\(\s*(?:\[([^\]]*)\]|\"((?:[^\"\\]|\\.)*)\"|'((?:[^'\\]|\\.)*)')"
+)
+_CODE_BARE = re.compile(
+    r"(?:\bsystem|\bexec)\s+(?:q[qx]?\s*\{([^}]*)\}|\"([^\"]*)\"|'([^']*)')|`([^`]+)`|"
+    r"qx\s*\{([^}]*)\}|%x\{([^}]*)\}"
+)
+_UNBOUNDED_FORK = re.compile(
+    r"while\s*\(?\s*(?:True|1|true)\s*\)?\s*[:{]?[^\n]*\bfork\b|\bfork\b[^\n]*\bwhile\s*\(?\s*1|"
+    r"for\s*\(\s*;\s*;\s*\)[^\n]*\bfork\b|\bfork\s+while\b|loop\s*\{[^}]*\bfork\b"
+)
+
+
+def code_commands(code: str) -> list[str]:
+    """Shell commands an interpreter one-liner visibly hands to ``system``/``exec``/backticks."""
+    found: list[str] = []
+    for match in itertools.chain(_CODE_CALL.finditer(code), _CODE_BARE.finditer(code)):
+        listed, *strings = match.groups()
+        if listed is not None and _CODE_CALL is match.re:
+            items = re.findall(r"[\"']((?:[^\"'\\]|\\.)*)[\"']", listed)
+            found.append(" ".join(shlex.quote(item) for item in items))
+        else:
+            text = next((g for g in (listed, *strings) if g is not None), "")
+            found.append(text.replace('\\"', '"'))
+    return [command for command in found if command.strip()]
+
+
+def forks_without_bound(code: str) -> bool:
+    return bool(_UNBOUNDED_FORK.search(code))
+
+
 def _crontab(call: Call) -> str | None:
     if "-l" in call.values and {"-e", "-r", "-i"}.isdisjoint(call.values):
         return None
@@ -374,7 +472,8 @@ _Rule: TypeAlias = Callable[[Call], "str | None"]
 _RULES: dict[str, _Rule] = {
     "rm": _destroys, "mv": _destroys, "chmod": _destroys, "chown": _destroys, "chgrp": _destroys,
     "dd": _dd, "kill": _kill, "pkill": _pkill, "killall": _pkill, "systemctl": _systemctl,
-    "crontab": _crontab, "nc": _netcat, "ncat": _netcat, "socat": _socat,
+    "crontab": _crontab, "killall5": _pkill, "pgrep": _pkill, "loginctl": _loginctl,
+    **dict.fromkeys(_DISK_TOOLS, _disk_tool), "nc": _netcat, "ncat": _netcat, "socat": _socat,
     "docker": _container, "podman": _container, "nerdctl": _container, "git": _git,
     "python": _interpreter, "perl": _interpreter,
     "ruby": _interpreter, "php": _interpreter, "node": _interpreter, "lua": _interpreter,
@@ -440,11 +539,44 @@ def write_targets(call: Call) -> list[str | None]:
     if name in _CHANGES:
         opts = parse_options(values, frozenset({"-s", "--size", "-r", "--reference", "-m"}))
         return opts.positionals[1:] if name in ("chmod", "chown", "chgrp") else opts.positionals
+    if name in ("sort", "tree"):
+        opts = parse_options(values, frozenset({"-o", "--output", "-T", "-k", "-t", "-L", "-I"}))
+        return opts.valued.get("-o", []) + opts.valued.get("--output", [])
+    if name == "git":
+        return [v.partition("=")[2] for v in values if v is not None and v.startswith("--output=")]
     if name in ("curl", "wget"):
         options = ("-o", "--output") if name == "curl" else ("-O", "--output-document")
         opts = parse_options(values, frozenset(options))
         return [t for o in options for t in opts.valued.get(o, []) if t != "-"]
     return []
+
+
+_DANGEROUS_LONGS = {
+    **dict.fromkeys(("grep", "egrep", "fgrep"), ("--regexp", "--file", "--exclude-from")),
+    "sort": ("--output", "--compress-program", "--files0-from", "--temporary-directory",
+             "--random-source"),
+    "wc": ("--files0-from",), "du": ("--files0-from", "--exclude-from"),
+    "diff": ("--from-file", "--to-file"), "rg": ("--pre", "--pre-glob", "--file", "--ignore-file"),
+    "less": ("--lesskey-src", "--lesskey-file", "--log-file", "--LOG-FILE"),
+    "date": ("--file", "--set", "--reference"), "jq": ("--rawfile", "--slurpfile", "--from-file"),
+    "git": ("--output", "--open-files-in-pager", "--ext-diff", "--exec-path", "--upload-pack"),
+    "sed": ("--file", "--in-place", "--expression"), "tail": ("--follow",),
+    "xargs": ("--arg-file",), "touch": ("--reference",), "tree": ("--fromfile",),
+}  # fmt: skip
+
+
+def canonical_options(name: str, values: Values) -> Values:
+    """``values`` with GNU abbreviations of ``name``'s dangerous long options spelled out
+    (``sort --outp=x`` is ``sort --output=x``): getopt accepts any unambiguous prefix."""
+    longs = _DANGEROUS_LONGS.get(name)
+    if longs is None:
+        return values
+    spelled: list[str | None] = []
+    for value in values:
+        option, eq, rest = (value or "").partition("=")
+        full = [long for long in longs if long.startswith(option)] if len(option) > 3 else []
+        spelled.append(full[0] + eq + rest if value and option[:2] == "--" and full else value)
+    return tuple(spelled)
 
 
 # --- the read-only list ---------------------------------------------------------------------
