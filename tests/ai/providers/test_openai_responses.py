@@ -428,6 +428,24 @@ async def test_a_mid_stream_disconnect_is_an_error_message() -> None:
     assert events[-1].type == "error" and message.stop_reason == "error"
     assert "connection lost" in (message.error_message or "")
     assert message.text() == "half"
+    assert len(server.requests) == 1  # something reached the caller: no second try
+
+
+async def test_a_stream_that_drops_before_its_first_event_is_tried_again() -> None:
+    dropped = Reply(200, [b": keep-alive\n\n", DISCONNECT])
+    script = ev.reply(ev.created(), *ev.text_message(0, "second try"), ev.completed())
+    async with LoopbackServer([dropped, script]) as server:
+        _events, message = await run(server)
+    assert message.stop_reason == "stop" and message.text() == "second try"
+    assert len(server.requests) == 2
+
+
+async def test_a_stream_that_keeps_dropping_gives_up_at_max_retries() -> None:
+    dropped = Reply(200, [DISCONNECT])
+    async with LoopbackServer([dropped, dropped]) as server:
+        _events, message = await run(server, max_retries=1)
+    assert message.stop_reason == "error" and "connection lost" in (message.error_message or "")
+    assert len(server.requests) == 2
 
 
 async def test_a_stream_that_ends_without_a_final_event() -> None:

@@ -1,17 +1,23 @@
 """``openai-responses``: the OpenAI Responses API, streamed, on the official ``openai`` SDK.
 
-The request goes through the SDK (its auth, retries with ``Retry-After``, and error types), but
-the 200 stream is read raw: its bytes are split into server-sent events and each event is
-parsed with jiter into a dict, instead of a pydantic object per event. Request mapping (replay
-of reasoning items, ``call_id|item_id`` tool-call ids): :mod:`._responses_request`; events:
-:mod:`._responses_events`. Every failure, before or inside the stream, ends as an ``error``
-event; an abort closes the connection at once and ends with stop reason ``aborted``.
+The request goes through the SDK (its auth, its retries of 429, 5xx and failed connections
+honouring ``Retry-After``, its error types), but the 200 stream is read raw: its bytes are split
+into server-sent events and each event is parsed with jiter into a dict, instead of a pydantic
+object per event. A stream that drops before its first event is tried again with backoff,
+within ``max_retries``. Request mapping (replay of reasoning items, ``call_id|item_id`` tool-call
+ids): :mod:`._responses_request`; events: :mod:`._responses_events`. Every failure, before or
+inside the stream, ends as an ``error`` event; an abort closes the connection at once and ends
+with stop reason ``aborted``. The response and the client are closed before the final event is
+yielded, since callers stop iterating there.
 """
 
 from __future__ import annotations
 
+import asyncio
+import itertools
 from collections.abc import AsyncIterator
-from contextlib import AsyncExitStack, aclosing
+from contextlib import AsyncExitStack, aclosing, asynccontextmanager
+from typing import Any
 
 import httpx2
 import jiter
@@ -21,7 +27,7 @@ from .._stream import AssistantMessageEvent, StreamOptions
 from .._types import Context, Model
 from ._abort_guard import Aborted, AbortGuard
 from ._assembler import MessageAssembler
-from ._errors import failure_text
+from ._errors import failure_text, retry_delay
 from ._keys import api_key_for
 from ._openai_client import missing_key_text, openai_client, openai_failure_text
 from ._responses_events import ResponsesEvents
@@ -43,33 +49,28 @@ async def stream(
             yield event
         return
     guard = AbortGuard(options.signal)
-    reader = ResponsesEvents(assembler, model.provider, api_key)
     ending: list[AssistantMessageEvent] = []  # yielded once the connection is closed
     try:
         guard.check()
+        body = request_body(model, context, options)
         async with AsyncExitStack() as scope:
             client = openai_client(model, options, api_key)
             scope.push_async_callback(client.close)
-            request = client.responses.with_streaming_response.create(
-                **request_body(model, context, options)
-            )
-            response = await guard.wait(scope.enter_async_context(request))
-            chunks = await scope.enter_async_context(aclosing(response.http_response.aiter_bytes()))
-            decoder = SSEDecoder()
-            while not reader.finished:
+            for attempt in itertools.count(1):
+                reader = ResponsesEvents(assembler, model.provider, api_key)
                 try:
-                    chunk: bytes | None = await guard.wait(anext(chunks))
-                except StopAsyncIteration:
-                    chunk = None
-                for name, data in decoder.feed(chunk) if chunk is not None else decoder.flush():
-                    events = reader.handle(name, _parse(data))
-                    if reader.finished:
-                        ending = events
-                        break
-                    for event in events:
-                        yield event
-                if chunk is None and not reader.finished:
-                    ending = reader.stream_ended()
+                    async with _response_bytes(client, body, guard) as chunks:
+                        async for events in _server_events(chunks, reader, guard):
+                            if reader.finished:
+                                ending = events
+                            else:
+                                for event in events:
+                                    yield event
+                    break
+                except (httpx2.TransportError, OSError):
+                    if assembler.started or attempt > options.max_retries:
+                        raise
+                await guard.wait(asyncio.sleep(retry_delay(attempt)))
     except Aborted:
         ending = assembler.fail("aborted", "The request was aborted")
     except openai.OpenAIError as exc:
@@ -87,6 +88,32 @@ async def stream(
         guard.close()
     for event in ending:
         yield event
+
+
+@asynccontextmanager
+async def _response_bytes(
+    client: openai.AsyncOpenAI, body: dict[str, Any], guard: AbortGuard
+) -> AsyncIterator[AsyncIterator[bytes]]:
+    """The raw bytes of one streamed response; the SDK raises what failed before it began."""
+    async with AsyncExitStack() as scope:
+        request = client.responses.with_streaming_response.create(**body)
+        response = await guard.wait(scope.enter_async_context(request))
+        yield await scope.enter_async_context(aclosing(response.http_response.aiter_bytes()))
+
+
+async def _server_events(
+    chunks: AsyncIterator[bytes], reader: ResponsesEvents, guard: AbortGuard
+) -> AsyncIterator[list[AssistantMessageEvent]]:
+    """The tether events of each server event, until ``reader`` has finished."""
+    decoder = SSEDecoder()
+    while not reader.finished:
+        chunk = await guard.wait(anext(chunks, None))
+        for name, data in decoder.flush() if chunk is None else decoder.feed(chunk):
+            yield reader.handle(name, _parse(data))
+            if reader.finished:
+                return
+        if chunk is None:
+            yield reader.stream_ended()
 
 
 def _failure(model: Model, kind: str, exc: Exception, api_key: str | None) -> str:
