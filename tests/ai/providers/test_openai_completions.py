@@ -504,6 +504,24 @@ async def test_a_mid_stream_disconnect_is_an_error_that_keeps_the_partial_text()
     assert len(server.requests) == 1
 
 
+async def test_a_connection_dropped_before_any_content_is_retried():
+    async with LoopbackServer([Reply(200, [DISCONNECT]), text_reply("second try")]) as server:
+        _, message = await run(make_model(server), ask())
+    assert message.text() == "second try"
+    assert len(server.requests) == 2
+
+
+async def test_a_signal_aborted_before_the_request_sends_nothing():
+    controller = AbortController()
+    controller.abort()
+    async with LoopbackServer([text_reply("never")]) as server:
+        options = StreamOptions(signal=controller.signal)
+        events, message = await run(make_model(server), ask(), options)
+    assert [e.type for e in events] == ["error"]
+    assert message.stop_reason == "aborted"
+    assert server.requests == []
+
+
 async def test_a_malformed_event_is_an_error_with_an_excerpt():
     body = [*sse([chunk({"content": "ok"})]), b"data: {not json\n\n"]
     async with LoopbackServer([Reply(200, body)]) as server:

@@ -159,7 +159,10 @@ def _assistant(message: AssistantMessage) -> dict[str, Any] | None:
         {
             "id": block.id,
             "type": "function",
-            "function": {"name": block.name, "arguments": json.dumps(block.arguments)},
+            "function": {
+                "name": block.name,
+                "arguments": json.dumps(block.arguments, ensure_ascii=False),
+            },
         }
         for block in message.content
         if isinstance(block, ToolCall)
