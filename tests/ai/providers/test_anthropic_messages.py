@@ -606,3 +606,22 @@ async def test_a_configured_provider_without_a_key_variable_needs_no_key():
     headers = server.requests[0].headers
     assert "authorization" not in headers
     assert "x-api-key" not in headers
+
+
+async def test_an_abort_while_the_caller_handles_an_event_stops_the_events_after_it():
+    script = reply(
+        message_start(),
+        text_block(0, "one", "two", "three"),
+        message_end("end_turn"),
+    )
+    controller = AbortController()
+    async with LoopbackServer([script]) as server:
+        events = []
+        options = StreamOptions(signal=controller.signal, api_key=KEY)
+        async for event in stream(model(server.url), context(), options):
+            events.append(event)
+            if event.type == "text_delta":
+                controller.abort()
+    assert [e.type for e in events].count("text_delta") == 1
+    assert events[-1].message.stop_reason == "aborted"  # type: ignore[union-attr]
+    assert events[-1].message.text() == "one"  # type: ignore[union-attr]

@@ -1,8 +1,7 @@
 """Anthropic's streamed events, as they come off the wire, turned into tether's events.
 
-:class:`SseDecoder` splits the raw response bytes into the ``data`` payloads of server-sent
-events (Anthropic names each event in an ``event:`` line too, but every payload carries its own
-``type``). :class:`EventTranslator` takes each payload, parsed to a plain dict, and drives a
+:class:`EventTranslator` takes each event's payload, parsed to a plain dict (every payload
+carries its own ``type``, the same as the event's name), and drives a
 :class:`MessageAssembler`: content blocks are keyed by their wire ``index``; usage arrives in
 ``message_start`` (input, cache read, cache write) and ``message_delta`` (output, cumulative);
 the stop reason in ``message_delta``. An ``error`` event raises :class:`StreamFailure`.
@@ -18,7 +17,7 @@ from .._types import StopReason
 from ._assembler import Events, MessageAssembler
 from ._errors import failure_text, is_context_overflow
 
-__all__ = ["PROVIDER", "EventTranslator", "SseDecoder", "StreamFailure", "error_detail"]
+__all__ = ["PROVIDER", "EventTranslator", "StreamFailure", "error_detail"]
 
 PROVIDER = "Anthropic"
 
@@ -49,40 +48,6 @@ def error_detail(body: object) -> tuple[str | None, str | None]:
         return None, None
     kind, message = error.get("type"), error.get("message")
     return (kind if isinstance(kind, str) else None, message if isinstance(message, str) else None)
-
-
-class SseDecoder:
-    """Raw bytes in, the ``data`` of each complete event out (multi-line data joined)."""
-
-    __slots__ = ("_data", "_pending")
-
-    def __init__(self) -> None:
-        self._pending: list[bytes] = []  # bytes of a line not yet ended
-        self._data: list[bytes] = []  # data lines of the event being read
-
-    def feed(self, chunk: bytes) -> list[bytes]:
-        if b"\n" not in chunk:
-            self._pending.append(chunk)
-            return []
-        if self._pending:
-            self._pending.append(chunk)
-            chunk = b"".join(self._pending)
-            self._pending = []
-        lines = chunk.split(b"\n")
-        rest = lines.pop()
-        if rest:
-            self._pending.append(rest)
-        payloads: list[bytes] = []
-        data = self._data
-        for raw_line in lines:
-            line = raw_line[:-1] if raw_line.endswith(b"\r") else raw_line
-            if not line:
-                if data:
-                    payloads.append(data[0] if len(data) == 1 else b"\n".join(data))
-                    data.clear()
-            elif line.startswith(b"data:"):
-                data.append(line[6:] if line.startswith(b"data: ") else line[5:])
-        return payloads
 
 
 class EventTranslator:

@@ -3,11 +3,12 @@
 The request goes through the official SDK (``anthropic.AsyncAnthropic``), which keeps its
 authentication headers, ``anthropic-version``, its retries of 429 / 5xx / 529 / dropped
 connections with backoff that honours ``Retry-After``, and its error types. The reply is read as
-the SDK's raw streamed response and parsed here with jiter — no pydantic object per event — into
-tether's events (see :mod:`._anthropic_events`). A failure inside the 200 stream (an ``error``
-event such as ``overloaded_error``, a connection cut) before any content reached the caller is
-retried too, at most ``max_retries`` times; after that it ends the message with stop reason
-``error``, the partial content kept. An abort closes the response at once.
+the SDK's raw streamed response, split into events by :mod:`._sse` and parsed with jiter — no
+pydantic object per event — then turned into tether's events by :mod:`._anthropic_events`. A
+failure inside the 200 stream (an ``error`` event such as ``overloaded_error``, a connection
+cut) before any content reached the caller is retried too, at most ``max_retries`` times; after
+that it ends the message with stop reason ``error``, the partial content kept. An abort closes
+the response at once.
 """
 
 from __future__ import annotations
@@ -24,11 +25,12 @@ import jiter
 from .._stream import AssistantMessageEvent, StreamOptions
 from .._types import Context, Model
 from ._abort_guard import Aborted, AbortGuard
-from ._anthropic_events import PROVIDER, EventTranslator, SseDecoder, StreamFailure, error_detail
+from ._anthropic_events import PROVIDER, EventTranslator, StreamFailure, error_detail
 from ._anthropic_request import request_body
 from ._assembler import MessageAssembler
 from ._errors import failure_text, retry_delay, scrub_secrets
 from ._keys import api_key_env, api_key_for
+from ._sse import SSEDecoder
 
 __all__ = ["stream"]
 
@@ -110,7 +112,7 @@ async def _attempt(
     async with AsyncExitStack() as stack:
         response = await guard.wait(stack.enter_async_context(request))
         chunks = response.iter_bytes().__aiter__()
-        decoder = SseDecoder()
+        decoder = SSEDecoder()
         handle = translator.handle
         while True:
             try:
@@ -122,11 +124,16 @@ async def _attempt(
                     f"{PROVIDER}: the connection was lost mid-stream ({_describe(exc)})",
                     retryable=True,
                 ) from exc
-            for data in decoder.feed(chunk):
+            for _name, data in decoder.feed(chunk):
+                guard.check()  # the caller may have aborted while it handled the last event
                 for event in handle(_parse(data)):
                     yield event
                 if translator.finished:
                     return
+        for _name, data in decoder.flush():
+            for event in handle(_parse(data)):
+                yield event
+        guard.check()
         for event in translator.end_of_stream():
             yield event
 
