@@ -23,16 +23,32 @@ from ._shell_options import Reading, read_arguments
 from ._verdict import Verdict
 
 if TYPE_CHECKING:
-    from ._path_policy import PathPolicy
+    from ._path_policy import PathAccess, PathPolicy
     from ._shell_parse import Paths
 
-__all__ = ["prove_read_only", "strict_literal"]
+__all__ = ["PathChecks", "prove_read_only", "strict_literal"]
 
 _SEPARATORS = frozenset({";", "&&", "||", "|", "\n"})
 _WORDS = frozenset({"word", "raw_string", "string", "concatenation", "number"})
 _UNQUOTED_SPECIAL = frozenset("$`*?[{}\t\n ;&|<>()")
 _DQ_ESCAPABLE = frozenset('$`"\\\n')
 _BLANK = re.compile(rb"(?:[ \t\r\n]|\\\n)*")
+
+
+class PathChecks:
+    """The path policy's verdicts for one classification, each path resolved once (the walk of
+    the deny rules and the proof ask about the same files)."""
+
+    def __init__(self, policy: PathPolicy) -> None:
+        self._policy = policy
+        self._verdicts: dict[tuple[str, PathAccess], Verdict] = {}
+
+    def check(self, path: str, access: PathAccess) -> Verdict:
+        key = (path, access)
+        verdict = self._verdicts.get(key)
+        if verdict is None:
+            verdict = self._verdicts[key] = self._policy.check(path, access)
+        return verdict
 
 
 class _Refused(Exception):
@@ -91,7 +107,7 @@ def _expands_here(raw: str, index: int) -> bool:
     return raw[index - 1 : index] in ("=", ":") or (index == 0 and raw[1:2] not in ("", "/"))
 
 
-def prove_read_only(root: Node, source: bytes, paths: Paths, path_policy: PathPolicy) -> Verdict:
+def prove_read_only(root: Node, source: bytes, paths: Paths, path_policy: PathChecks) -> Verdict:
     """``allow`` with a reason per command when the script is provably read-only, else
     ``approve`` saying what is outside the grammar."""
     prover = _Prover(source, paths, path_policy)
@@ -108,7 +124,7 @@ def prove_read_only(root: Node, source: bytes, paths: Paths, path_policy: PathPo
 
 
 class _Prover:
-    def __init__(self, source: bytes, paths: Paths, path_policy: PathPolicy) -> None:
+    def __init__(self, source: bytes, paths: Paths, path_policy: PathChecks) -> None:
         self._source = source
         self._paths = paths
         self._policy = path_policy

@@ -24,7 +24,7 @@ from typing import NamedTuple
 
 from . import _shell_rules as rules
 from ._path_policy import PathPolicy
-from ._shell_allow import prove_read_only
+from ._shell_allow import PathChecks, prove_read_only
 from ._shell_expand import Environment, brace_expand, expand_word
 from ._shell_heredoc import heredoc_disagreements
 from ._shell_parse import (
@@ -119,13 +119,14 @@ class ShellPolicy:
 
         The deny and approve rules run over everything the script would run; ``allow`` needs
         more than their silence: a proof that the script is in the read-only grammar."""
-        run = _Run(self._parser, self._path_policy, self._paths)
+        paths = PathChecks(self._path_policy)
+        run = _Run(self._parser, paths, self._paths)
         try:
             run.script(command, 0)
             found = strictest(run.verdicts) if run.verdicts else Verdict.allow("empty script")
             if found.decision != "allow" or run.top is None or run.top.root is None:
                 return found
-            return prove_read_only(run.top.root, run.top.source, self._paths, self._path_policy)
+            return prove_read_only(run.top.root, run.top.source, self._paths, paths)
         except Exception as error:  # a bug must not let anything run unchecked, in any mode
             return Verdict.deny(f"{collapse(command)[:60]}: the shell policy failed ({error!r})")
 
@@ -141,7 +142,7 @@ class ShellPolicy:
 class _Run:
     """One ``classify``: the verdicts so far, the working directory, literal variables."""
 
-    def __init__(self, parser: ShellParser, path_policy: PathPolicy | None, paths: Paths) -> None:
+    def __init__(self, parser: ShellParser, path_policy: PathChecks | None, paths: Paths) -> None:
         self._parser = parser
         self._path_policy = path_policy
         self.paths = paths
