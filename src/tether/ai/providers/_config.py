@@ -37,6 +37,7 @@ from .._types import Model, ModelCost
 from ._builtin_models import ANTHROPIC_API, ANTHROPIC_BASE_URL, OPENAI_BASE_URL, openai_api_for
 from ._compat import COMPAT_FLAGS, detect_compat
 from ._dispatch import API_MODULES
+from ._keys import api_key_env
 
 __all__ = ["ModelsConfig", "ModelsConfigError", "read_models_config"]
 
@@ -58,10 +59,7 @@ _BUILTIN_APIS = {
     "openai": ("openai-completions", "openai-responses"),
     "anthropic": (ANTHROPIC_API,),
 }
-_BUILTIN_SERVERS = {
-    "openai": (OPENAI_BASE_URL, "OPENAI_API_KEY"),
-    "anthropic": (ANTHROPIC_BASE_URL, "ANTHROPIC_API_KEY"),
-}
+_BUILTIN_BASE_URLS = {"openai": OPENAI_BASE_URL, "anthropic": ANTHROPIC_BASE_URL}
 _PROVIDER_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
@@ -170,12 +168,13 @@ class _Reader:
         return self.models(name, table, key, api=lambda _reasoning: api, base_url=base_url)
 
     def builtin_provider(self, name: str, table: dict[str, Any], key: KeyPath) -> list[Model]:
-        base_url, key_env = _BUILTIN_SERVERS[name]
+        base_url = _BUILTIN_BASE_URLS[name]
         for setting in ("base_url", "api_key_env"):
             if setting in table:
                 raise self.error(
                     (*key, setting),
-                    f'the built-in provider "{name}" always uses {base_url} and {key_env}; '
+                    f'the built-in provider "{name}" always uses {base_url} and '
+                    f"{api_key_env(name)}; "
                     "declare a provider of your own (e.g. [providers.my-server]) for another",
                 )
         self.known_keys(table, key, _BUILTIN_PROVIDER_KEYS)
