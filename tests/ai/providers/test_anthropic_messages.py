@@ -277,6 +277,7 @@ async def test_max_tokens_in_the_middle_of_a_tool_call_is_a_length_stop_never_ru
     [
         ("stop_sequence", "stop", None),
         ("pause_turn", "stop", None),
+        ("model_context_window_exceeded", "length", "context window"),
         ("refusal", "error", "refusal"),
         ("brand_new_reason", "error", "brand_new_reason"),
     ],

@@ -127,7 +127,7 @@ class EventTranslator:
         if isinstance(usage, dict):
             self._record_usage(usage)
         if self._closing is not None:
-            return self._close_call(cut_off=self.stop_reason == "max_tokens")
+            return self._close_call(cut_off=_STOP_REASONS.get(self.stop_reason or "") == "length")
         return []
 
     def _message_stop(self, _event: dict[str, Any]) -> Events:
