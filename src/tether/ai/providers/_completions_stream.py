@@ -139,7 +139,7 @@ class CompletionsStreamReader:
         if type(chunk) is not dict:
             self.fault = StreamFault(f"an event is not a JSON object: {_excerpt(data)}")
             return
-        if name == "error" or "error" in chunk:
+        if name == "error" or chunk.get("error") is not None:
             self.fault = _fault_from(chunk)
             return
         assembler = self.assembler
@@ -170,7 +170,7 @@ class CompletionsStreamReader:
 
     def _not_a_stream(self) -> StreamFault:
         head = self._head.decode("utf-8", "replace").strip()
-        if not head:
+        if not head or self.done:
             return StreamFault("the response carried no events", retryable=True)
         try:
             body = json.loads(head)
@@ -208,7 +208,6 @@ class CompletionsStreamReader:
                 key = index
                 if not assembler.has_call(key):
                     key = None
-                    self._wire_ids.pop(index, None)
             if key is not None and self._starts_another(key, wire_id, name):
                 key = None
             if key is None:
