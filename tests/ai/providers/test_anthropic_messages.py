@@ -626,3 +626,21 @@ async def test_an_abort_while_the_caller_handles_an_event_stops_the_events_after
     assert [e.type for e in events].count("text_delta") == 1
     assert events[-1].message.stop_reason == "aborted"  # type: ignore[union-attr]
     assert events[-1].message.text() == "one"  # type: ignore[union-attr]
+
+
+async def test_thinking_waits_while_a_turn_that_called_tools_without_thinking_goes_on():
+    earlier = AssistantMessage(
+        [ToolCall("toolu_1", "read", {"path": "a"})],
+        stop_reason="tool_use",
+        model="claude-test-4",
+        provider="anthropic",
+        api="anthropic-messages",
+    )
+    result = ToolResultMessage("toolu_1", "read", [TextContent("a's text")])
+    scripts = [reply(message_start(), text_block(0, "ok"), message_end("end_turn"))] * 2
+    async with LoopbackServer(scripts) as server:
+        await run(server, context(UserMessage("go"), earlier, result), reasoning="high")
+        await run(server, context(UserMessage("go")), reasoning="high")
+    continuing, fresh = (r.json() for r in server.requests)
+    assert "thinking" not in continuing
+    assert fresh["thinking"]["budget_tokens"] == 16384

@@ -4,9 +4,10 @@ The wire format differs from tether's transcript in a few ways the API insists o
 are ``tool_result`` blocks inside a user turn (consecutive results share one turn), thinking is
 replayed only with its ``signature`` (redacted thinking as ``redacted_thinking`` with its opaque
 ``data``), tool-call ids must match ``[a-zA-Z0-9_-]{1,64}``, and thinking needs a token budget
-below ``max_tokens`` and forbids ``temperature``. Prompt-cache breakpoints go on the system
-prompt and on the last block of the conversation, so each turn of an agent run reads the
-previous turn's prefix from the cache.
+below ``max_tokens``, forbids ``temperature``, and cannot continue a tool-calling turn that did
+not begin with thinking. Prompt-cache breakpoints go on the system prompt and on the last block
+of the conversation, so each turn of an agent run reads the previous turn's prefix from the
+cache.
 """
 
 from __future__ import annotations
@@ -52,11 +53,14 @@ Block = dict[str, Any]
 
 def request_body(model: Model, context: Context, options: StreamOptions) -> dict[str, Any]:
     """The JSON body of a streamed ``POST /v1/messages`` for ``context``."""
+    messages = wire_messages(context.messages, model)
     max_tokens, budget = thinking_settings(model, options)
+    if budget is not None and _tool_turn_without_thinking(messages):
+        max_tokens, budget = options.max_tokens or model.max_tokens, None
     body: dict[str, Any] = {
         "model": model.id,
         "max_tokens": max_tokens,
-        "messages": wire_messages(context.messages, model),
+        "messages": messages,
         "stream": True,
     }
     if context.system_prompt:
@@ -192,6 +196,18 @@ def _thinking(part: ThinkingContent) -> list[Block]:
     if part.signature:
         return [{"type": "thinking", "thinking": part.thinking, "signature": part.signature}]
     return [{"type": "text", "text": part.thinking}] if part.thinking.strip() else []
+
+
+def _tool_turn_without_thinking(turns: list[dict[str, Any]]) -> bool:
+    """Whether the last assistant turn called tools without thinking first (it was written with
+    thinking off, or by another model). The API refuses thinking for a request that continues
+    such a turn, so this request goes without; the next turn of the run may think again."""
+    for turn in reversed(turns):
+        if turn["role"] == "assistant":
+            blocks = turn["content"]
+            calls = any(block["type"] == "tool_use" for block in blocks)
+            return calls and blocks[0]["type"] not in ("thinking", "redacted_thinking")
+    return False
 
 
 def _mark_cache_point(turns: list[dict[str, Any]]) -> None:
