@@ -14,9 +14,10 @@ from functools import partial
 from typing import Any
 
 from tether.agent import Agent, AgentTool
-from tether.ai import Model, StreamFn, StreamOptions
+from tether.ai import AssistantMessage, Model, StreamFn, StreamOptions
 from tether.gate import Approver, Gate
 from tether.session import (
+    Compactor,
     ModelChangeEntry,
     Session,
     SessionError,
@@ -66,11 +67,27 @@ class Runtime:
     gate: Gate
     definitions: dict[str, ToolDefinition]
     session: Session | None
+    compactor: Compactor
     resumed: bool = False
     detach: list[Any] = field(default_factory=list)
 
     async def prompt(self, text: str) -> None:
+        """Run ``text``; a context-overflow error compacts once and retries the turn."""
         await self.agent.prompt(text)
+        if self._overflowed():
+            self.compactor.force_next = True
+            await self.agent.resume()
+
+    def _overflowed(self) -> bool:
+        from tether.ai.providers import CONTEXT_OVERFLOW_NOTE
+
+        messages = self.agent.state.messages
+        last = messages[-1] if messages else None
+        return (
+            isinstance(last, AssistantMessage)
+            and last.stop_reason == "error"
+            and CONTEXT_OVERFLOW_NOTE in (last.error_message or "")
+        )
 
     def close(self) -> None:
         for unsubscribe in self.detach:
@@ -113,6 +130,7 @@ def build_runtime(
 
         stream_fn = stream
     reasoning = None if thinking in (None, "off") else thinking
+    compactor = Compactor(session, model, stream_fn)
     agent = Agent(
         model=model,
         stream_fn=stream_fn,
@@ -122,9 +140,13 @@ def build_runtime(
         before_tool_call=gate.before_tool_call,
         after_tool_call=gate.after_tool_call,
         stream_options=StreamOptions(reasoning=reasoning),  # type: ignore[arg-type]
+        transform_context=compactor,
         **_prompt_builder(settings, cwd),
     )
-    runtime = Runtime(settings, model, thinking, agent, gate, definitions, session, resumed)
+    compactor.system_prompt = agent.state.system_prompt
+    runtime = Runtime(
+        settings, model, thinking, agent, gate, definitions, session, compactor, resumed
+    )
     if session is not None:
         _record_choices(session, model, thinking)
         runtime.detach.append(session.attach(agent, gate))

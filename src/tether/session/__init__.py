@@ -6,6 +6,7 @@ appends entries (each line flushed before the call returns), rebuilds the contex
 current branch, branches and forks, and records a running :class:`~tether.agent.Agent`.
 """
 
+from ._compaction import SUMMARY_INSTRUCTIONS, CompactionError, Compactor, estimate_tokens
 from ._context_files import CONTEXT_FILE_NAMES, find_context_files
 from ._entries import (
     ApprovalEntry,
@@ -25,8 +26,11 @@ from ._store import SessionInfo, SessionStore, default_sessions_dir
 
 __all__ = [
     "CONTEXT_FILE_NAMES",
+    "SUMMARY_INSTRUCTIONS",
     "ApprovalEntry",
     "CompactionEntry",
+    "CompactionError",
+    "Compactor",
     "CustomEntry",
     "Entry",
     "LabelEntry",
@@ -42,5 +46,6 @@ __all__ = [
     "UnknownEntry",
     "compaction_message",
     "default_sessions_dir",
+    "estimate_tokens",
     "find_context_files",
 ]
