@@ -6,15 +6,14 @@ flat :class:`Script` in execution order (substitutions before the command that u
 word keeps its source text and, when nothing in it expands at run time, its literal value with
 quotes, backslashes and ``$'...'`` escapes resolved (``r''m`` and ``\\rm`` are both ``rm``);
 ``$HOME``/``${HOME}`` count as the literal ``~`` so home-directory targets stay visible.
-:func:`parse_options` splits argument values as getopt would, :class:`Paths` resolves literal
-paths and :func:`render` gives a script's canonical text.
+:func:`parse_options` splits argument values as getopt would and :class:`Paths` resolves literal
+paths (``~``, ``~+``, ``~-``, relative to a known working directory).
 """
 
 from __future__ import annotations
 
 import posixpath
 import re
-import shlex
 from dataclasses import dataclass, field
 from typing import NamedTuple, TypeAlias
 
@@ -24,7 +23,7 @@ from tree_sitter import Language, Node, Parser
 __all__ = [
     "Assignment", "Call", "Command", "Options", "Paths", "Redirect", "Script", "ShellParser",
     "Values", "Word", "collapse", "decode_escapes", "display", "git_subcommand", "has_glob",
-    "parse_options", "render",
+    "parse_options",
 ]  # fmt: skip
 
 _LANGUAGE = Language(tree_sitter_bash.language())
@@ -593,33 +592,3 @@ def display(name: str, words: tuple[Word, ...]) -> str:
     """A command as a person should see it in a reason: its name, its arguments as written."""
     text = collapse(" ".join([name, *(w.raw for w in words)]))
     return text if len(text) <= 80 else text[:77] + "..."
-
-
-def render(script: Script) -> str:
-    """The script's commands with names and literal words unquoted and re-quoted canonically:
-    spellings that run the same commands render the same (``r''m  -rf /`` is ``rm -rf /``)."""
-    rendered: list[str] = []
-    previous = -1
-    for cmd in script.commands:
-        if cmd.nested:
-            continue
-        if rendered:
-            rendered.append(" | " if previous >= 0 and cmd.pipeline == previous else " ; ")
-        parts = [f"{a.name}={_render_word(a.value)}" for a in cmd.assignments]
-        if cmd.name is not None:
-            name = (cmd.name.value or "").strip()
-            parts.append(
-                posixpath.basename(name) if name.startswith("/") else _render_word(cmd.name)
-            )
-        parts.extend(_render_word(word) for word in cmd.args)
-        for redirect in cmd.redirects:
-            word = redirect.body if redirect.body is not None else redirect.target
-            if word is not None:
-                parts.append(f"{redirect.operator} {_render_word(word)}")
-        rendered.append(" ".join(parts))
-        previous = cmd.pipeline
-    return "".join(rendered)
-
-
-def _render_word(word: Word) -> str:
-    return shlex.quote(word.value) if word.value is not None else collapse(word.raw)

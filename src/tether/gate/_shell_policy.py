@@ -27,6 +27,7 @@ from ._path_policy import PathPolicy
 from ._shell_allow import PathChecks, prove_read_only
 from ._shell_expand import Environment, brace_expand, expand_word
 from ._shell_heredoc import heredoc_disagreements
+from ._shell_key import session_key
 from ._shell_parse import (
     Call,
     Command,
@@ -39,7 +40,6 @@ from ._shell_parse import (
     display,
     git_subcommand,
     parse_options,
-    render,
 )
 from ._shell_wrappers import WRAPPERS, unwrap
 from ._verdict import Verdict, strictest
@@ -131,12 +131,15 @@ class ShellPolicy:
             return Verdict.deny(f"{collapse(command)[:60]}: the shell policy failed ({error!r})")
 
     def normalize(self, command: str) -> str:
-        """A canonical form of the script for session memory; ``raw:``+text if it does not parse."""
+        """The script's session-memory key: its whole structure (control flow, substitutions,
+        redirections, heredocs) spelled canonically; ``raw:``+text if it does not parse."""
         try:
             script = self._parser.parse(command)
         except RecursionError:
             return "raw:" + command.strip()
-        return "raw:" + command.strip() if script.error else render(script)
+        if script.error or script.root is None:
+            return "raw:" + command.strip()
+        return session_key(script.root, script.source)
 
 
 class _Run:
