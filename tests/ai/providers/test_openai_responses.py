@@ -160,6 +160,17 @@ async def test_models_without_reasoning_get_no_reasoning_fields() -> None:
     assert body["temperature"] == 0.2
 
 
+async def test_headers_and_extra_body_reach_the_server() -> None:
+    script = ev.reply(ev.created(), *ev.text_message(0, "x"), ev.completed())
+    async with LoopbackServer([script]) as server:
+        model = model_for(server, headers={"x-team": "tools"})
+        extra = {"prompt_cache_key": "session-1"}
+        await run(server, model=model, headers={"x-run": "7"}, extra=extra)
+        (request,) = server.requests
+    assert request.headers["x-team"] == "tools" and request.headers["x-run"] == "7"
+    assert request.json()["prompt_cache_key"] == "session-1"
+
+
 async def test_one_call_with_arguments_over_many_deltas() -> None:
     arguments = {"path": "src/tether/some/deeply/nested/module.py", "offset": 10}
     script = ev.reply(
