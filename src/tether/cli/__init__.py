@@ -4,7 +4,6 @@ holds agent logic."""
 
 from __future__ import annotations
 
-import asyncio
 import sys
 from collections.abc import Sequence
 
@@ -31,6 +30,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _dispatch(args: object) -> int:
+    import asyncio
+
     from ._commands import run_command, settings_from
 
     command = getattr(args, "command", None)

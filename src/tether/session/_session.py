@@ -16,6 +16,8 @@ from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 from typing import IO, Any
 
+import jiter
+
 from tether.ai import Message, ToolResultMessage, UserMessage
 
 from ._entries import (
@@ -117,7 +119,7 @@ class Session:
             if not text.strip():
                 continue
             try:
-                raw = json.loads(text)
+                raw = jiter.from_json(text.encode())
                 if not isinstance(raw, dict):
                     raise ValueError("not a JSON object")
                 entry = entry_from_json(raw)

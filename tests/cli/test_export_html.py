@@ -1,0 +1,109 @@
+"""``tether sessions export ID --html FILE``: one self-contained page, rendered by a real
+headless Chromium (Debian's ``chromium``, installed by .ci/run)."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+
+import pytest
+from PIL import Image
+
+from tether.ai import AssistantMessage, TextContent, ToolCall, ToolResultMessage, UserMessage
+from tether.session import ApprovalEntry, SessionStore
+
+from .support import run_tether
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+def chromium(*args: str, profile: str) -> subprocess.CompletedProcess[str]:
+    assert CHROMIUM is not None
+    flags = [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        f"--user-data-dir={profile}",
+    ]
+    return subprocess.run(
+        [CHROMIUM, *flags, *args], capture_output=True, text=True, timeout=90, check=False
+    )
+
+
+def recorded_session(home, project):
+    session = SessionStore(str(home / "sessions")).create(str(project))
+    session.append_message(UserMessage("fix <the> bug & run it"))
+    call = ToolCall(
+        "c1",
+        "edit",
+        {
+            "path": "stats.py",
+            "edits": [{"old_text": "return total + 1", "new_text": "return total"}],
+        },
+    )
+    session.append_message(
+        AssistantMessage([TextContent("Removing the stray + 1."), call], stop_reason="tool_use")
+    )
+    session.append(
+        ApprovalEntry(
+            tool_call_id="c1",
+            tool_name="edit",
+            digest="d" * 64,
+            decision="allowed",
+            decided_by="approver",
+            reason="allow_once",
+        )
+    )
+    session.append_message(ToolResultMessage("c1", "edit", [TextContent("Edited stats.py")]))
+    session.append_message(AssistantMessage([TextContent("Fixed and verified.")]))
+    session.close()
+    return session
+
+
+async def test_the_export_is_escaped_and_self_contained(tmp_path):
+    home, project = tmp_path / "home", tmp_path / "project"
+    project.mkdir()
+    session = recorded_session(home, project)
+    page = tmp_path / "session.html"
+    done = await run_tether(
+        "sessions", "export", session.id[:8], "--html", str(page), home=home, cwd=project
+    )
+    assert done.code == 0, done.stderr
+    html = page.read_text(encoding="utf-8")
+    assert "fix &lt;the&gt; bug &amp; run it" in html
+    assert "<script" not in html and "http" not in html
+    assert "- return total + 1" in html and "+ return total" in html
+    assert "allowed by approver" in html
+
+
+@pytest.mark.skipif(
+    CHROMIUM is None, reason="Debian's chromium is not installed (.ci/run installs it)"
+)
+async def test_the_export_renders_in_headless_chromium(tmp_path):
+    home, project = tmp_path / "home", tmp_path / "project"
+    project.mkdir()
+    session = recorded_session(home, project)
+    page = tmp_path / "session.html"
+    done = await run_tether(
+        "sessions", "export", session.id, "--html", str(page), home=home, cwd=project
+    )
+    assert done.code == 0, done.stderr
+    dom = chromium("--dump-dom", page.as_uri(), profile=str(tmp_path / "profile-1"))
+    assert "Removing the stray + 1." in dom.stdout
+    assert "stats.py" in dom.stdout and "Fixed and verified." in dom.stdout
+    shot = tmp_path / "shot.png"
+    chromium(
+        f"--screenshot={shot}",
+        "--window-size=1000,800",
+        page.as_uri(),
+        profile=str(tmp_path / "p2"),
+    )
+    image = Image.open(shot).convert("RGB")
+    colours = image.getcolors(maxcolors=1_000_000)
+    assert image.size == (1000, 800)
+    assert colours is not None and len(colours) > 20  # text, boxes and colours: not a blank page
