@@ -114,6 +114,106 @@ def test_single_pydantic_parameter_uses_the_model_as_schema() -> None:
     assert schema["required"] == ["x"]
 
 
+def test_the_schema_carries_no_made_up_titles() -> None:
+    @tool
+    def move(old_text: str, point: Point, label: str = pydantic.Field("", title="Label!")) -> str:
+        """Move."""
+        return ""
+
+    schema = parameters_schema(move.parameters)
+    assert "title" not in schema
+    assert "title" not in schema["properties"]["old_text"]
+    assert "title" not in schema["$defs"]["Point"]
+    assert "title" not in schema["$defs"]["Point"]["properties"]["x"]
+    assert schema["properties"]["label"]["title"] == "Label!"  # given on purpose: kept
+
+
+def test_the_args_section_becomes_parameter_descriptions() -> None:
+    @tool
+    def search(query: str, limit: int = 10, scope: str = "all") -> str:
+        """Search the notes.
+
+        Args:
+            query: Words to look for.
+            limit (int): At most this many results,
+                counted after de-duplication.
+
+        Returns:
+            Matching lines.
+        """
+        return ""
+
+    assert search.description == "Search the notes.\n\nReturns:\n    Matching lines."
+    properties = parameters_schema(search.parameters)["properties"]
+    assert properties["query"]["description"] == "Words to look for."
+    assert properties["limit"]["description"] == (
+        "At most this many results, counted after de-duplication."
+    )
+    assert "description" not in properties["scope"]
+
+
+@pytest.mark.parametrize(
+    ("define", "message"),
+    [
+        ("def f(*names: str) -> str: ...", r"\*names cannot be shown to a model.*list\[\.\.\.\]"),
+        ("def f(a: int, **kw: int) -> str: ...", r"\*\*kw cannot be shown to a model.*dict"),
+        ("def f(a: int, /) -> str: ...", r"a is positional-only"),
+    ],
+)
+def test_parameters_a_tool_call_cannot_fill_are_refused_at_decoration(
+    define: str, message: str
+) -> None:
+    namespace: dict[str, Any] = {}
+    exec(define, namespace)
+    with pytest.raises(TypeError, match=message):
+        tool(namespace["f"])
+
+
+def test_governance_is_stored_for_the_gate_and_review_goes_into_the_schema() -> None:
+    governance = object()  # layer 2 stores it untouched; the gate gives it meaning
+
+    @tool(governance=governance, review={"token": "redact"})
+    def call_api(url: str, token: str) -> str:
+        """Call an API."""
+        return ""
+
+    assert call_api.metadata["governance"] is governance
+    properties = parameters_schema(call_api.parameters)["properties"]
+    assert properties["url"]["x-review"] == "include"  # not declared: include
+    assert properties["token"]["x-review"] == "redact"
+
+    @tool(governance=governance)
+    def place(point: Point) -> str:
+        """Place."""
+        return ""
+
+    assert issubclass(place.parameters, Point)  # type: ignore[arg-type]
+    properties = parameters_schema(place.parameters)["properties"]
+    assert {spec["x-review"] for spec in properties.values()} == {"include"}
+
+
+def test_a_review_that_cannot_apply_is_refused() -> None:
+    def call_api(url: str, token: str) -> str:
+        return ""
+
+    with pytest.raises(TypeError, match="needs governance"):
+        tool(review={"token": "redact"})
+    with pytest.raises(ValueError, match="did you mean 'token'"):
+        tool(governance=object(), review={"tokn": "redact"})(call_api)
+    with pytest.raises(ValueError, match=r"Review\.REDACT"):
+        tool(governance=object(), review={"token": "secret"})(call_api)
+
+
+def test_an_ungoverned_tool_has_no_governance_metadata() -> None:
+    @tool
+    def free(x: int) -> str:
+        """Free."""
+        return ""
+
+    assert "governance" not in free.metadata
+    assert "x-review" not in str(parameters_schema(free.parameters))
+
+
 # --- execution through the loop -----------------------------------------------------------------
 
 

@@ -9,9 +9,10 @@ from typing import Any
 
 import pytest
 
-from tether.agent import AgentContext, AgentLoopConfig, AgentTool, agent_loop
-from tether.ai import ToolResultMessage, UserMessage
+from tether.agent import AgentContext, AgentLoopConfig, AgentTool, agent_loop, tool
+from tether.ai import ToolResultMessage, UserMessage, parameters_schema
 from tether.ai.faux import FauxModel, faux_message, faux_text, faux_tool_call
+from tether.gate import Catalog, Review
 from tether.gate._approval import ApprovalRequest, ScriptedApprover, render_request
 from tether.gate._gate import Gate
 from tether.gate._governance import Governance, govern
@@ -382,3 +383,43 @@ async def test_a_denial_of_an_ungoverned_tool_reads_as_one_sentence() -> None:
 def test_unknown_modes_are_refused() -> None:
     with pytest.raises(ValueError, match="Unknown gate mode"):
         Gate("paranoid")  # type: ignore[arg-type]
+
+
+# --- governing your own @tool ------------------------------------------------------------------
+
+
+def network_check(args: Mapping[str, Any]) -> Verdict:
+    return Verdict("approve", ("calls the network",))
+
+
+def governed_fetch(ran: list[str], governance: Governance) -> AgentTool:
+    @tool(governance=governance, review={"token": Review.REDACT})
+    def fetch(url: str, token: str) -> str:
+        """Fetch a URL."""
+        ran.append(url)
+        return "fetched"
+
+    return Catalog([fetch]).get("fetch")
+
+
+async def test_a_tool_declared_safe_with_governance_runs_without_asking() -> None:
+    ran: list[str] = []
+    approver = ScriptedApprover()
+    gate = Gate("normal", approver, workspace="/")
+    tool_ = governed_fetch(ran, Governance())
+    (result,) = await run_calls(gate, [tool_], [("fetch", {"url": "u", "token": "t"})])
+    assert not result.is_error and ran == ["u"] and approver.requests == []
+
+
+async def test_a_governed_tool_gets_confirm_and_its_review_exposure() -> None:
+    ran: list[str] = []
+    tool_ = governed_fetch(ran, Governance(check=network_check))
+    shown = parameters_schema(tool_.parameters)
+    assert "confirm" in shown["properties"] and "x-review" not in str(shown)
+    reviewer, review_model = reviewer_answering(ALLOW_JSON)
+    gate = Gate("review", ScriptedApprover(), reviewer, workspace="/")
+    arguments = {"url": "https://example.org", "token": "hunter2-token"}
+    (result,) = await run_calls(gate, [tool_], [("fetch", arguments)])
+    assert not result.is_error and ran == ["https://example.org"]
+    sent = str(review_model.contexts[0].messages[0].content)
+    assert "https://example.org" in sent and "hunter2" not in sent

@@ -134,7 +134,7 @@ class _ModelValidator:
 
     def __init__(self, model: type[pydantic.BaseModel]) -> None:
         self.model = model
-        self.schema = model.model_json_schema()
+        self.schema = _without_generated_titles(model.model_json_schema(), model.__name__)
         self.schema_validator = _SchemaValidator(self.schema)
 
     def validate(self, tool_name: str, arguments: Any) -> pydantic.BaseModel:
@@ -146,6 +146,27 @@ class _ModelValidator:
                 ArgumentError(_format_path(error["loc"]), error["msg"]) for error in exc.errors()
             ]
             raise ToolArgumentsError(tool_name, errors, arguments) from None
+
+
+def _without_generated_titles(schema: dict[str, Any], model_name: str) -> dict[str, Any]:
+    """The schema without the titles pydantic makes up (``"Old Text"`` for ``old_text``, the
+    class name for a model): they repeat the names a model already sees. Titles given on
+    purpose (``Field(title=...)``) stay."""
+    _drop_title(schema, model_name)
+    for name, definition in schema.get("$defs", {}).items():
+        if isinstance(definition, dict):
+            _drop_title(definition, name)
+    return schema
+
+
+def _drop_title(schema: dict[str, Any], generated: str) -> None:
+    if schema.get("title") == generated:
+        del schema["title"]
+    properties = schema.get("properties")
+    if isinstance(properties, dict):
+        for name, spec in properties.items():
+            if isinstance(spec, dict) and spec.get("title") == name.title().replace("_", " "):
+                del spec["title"]
 
 
 _MAX_CACHED_SCHEMAS = 4096
