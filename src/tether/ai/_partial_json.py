@@ -19,9 +19,7 @@ _VALID_ESCAPES = frozenset('"\\/bfnrtu')
 _CONTROL_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t", "\b": "\\b", "\f": "\\f"}
 _HEX4 = re.compile(r"[0-9a-fA-F]{4}")
 _HEX_TAIL = re.compile(r"[0-9a-fA-F]{0,3}")
-# a \u escape without four hex digits (after an even run of backslashes): jiter's partial mode
-# cuts the string there instead of failing, so such text goes to the repair at once
-_BAD_UNICODE_ESCAPE = re.compile(rb"(?<!\\)(?:\\\\)*\\u(?![0-9a-fA-F]{4})")
+_UNICODE_ESCAPE_WITHOUT_HEX = re.compile(rb"\\u(?![0-9a-fA-F]{4})")
 
 
 def parse_streaming_json(text: str | bytes) -> dict[str, Any]:
@@ -29,10 +27,23 @@ def parse_streaming_json(text: str | bytes) -> dict[str, Any]:
     data = text.encode() if isinstance(text, str) else text
     if not data.strip():
         return {}
-    value = None if _BAD_UNICODE_ESCAPE.search(data) else _parse_partial(data)
+    value = None if _has_bad_unicode_escape(data) else _parse_partial(data)
     if value is None:
         value = _parse_partial(_repair_strings(data.decode(errors="replace")).encode())
     return value if isinstance(value, dict) else {}
+
+
+def _has_bad_unicode_escape(data: bytes) -> bool:
+    """A ``\\u`` escape without four hex digits: jiter's partial mode would cut the string there
+    instead of failing, so such text goes to the repair at once."""
+    for match in _UNICODE_ESCAPE_WITHOUT_HEX.finditer(data):
+        start = match.start()
+        run_start = start
+        while run_start and data[run_start - 1] == 0x5C:  # backslashes before this one
+            run_start -= 1
+        if (start - run_start) % 2 == 0:  # not itself an escaped backslash
+            return True
+    return False
 
 
 def _parse_partial(data: bytes) -> Any:
