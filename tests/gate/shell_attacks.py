@@ -60,6 +60,7 @@ ATTACKS: list[tuple[str, str, str]] = [
     ("x='-delete'; find ~ $x", "deny", "splitting"),
     # --- the working directory moves ---------------------------------------------------------
     ("cd ~+/..; cd ~+/..; cd ~+/..; cd ~+/..; cd ~+/..; cd ~+/..; cat etc/shadow", "deny", "cd"),
+    ("cd ~+/..; cd ~+/..; cat etc/shadow", "approve+", "cd"),
     ("cd /etc; cd /tmp; cd -; cat shadow", "deny", "cd"),
     ("cd /etc; cd /tmp; cat ~-/shadow", "deny", "cd"),
     ("cd /; cd ~+/etc; cat shadow", "deny", "cd"),
@@ -342,5 +343,4 @@ BENIGN: list[str] = [
     "mypy src",
     "go test ./...",
     "docker run --rm --env-file .env app",
-    "cp .env.example .env",
 ]

@@ -30,6 +30,7 @@ __all__ = ["PathChecks", "prove_read_only", "strict_literal"]
 
 _SEPARATORS = frozenset({";", "&&", "||", "|", "\n"})
 _WORDS = frozenset({"word", "raw_string", "string", "concatenation", "number"})
+_EXPANDING = frozenset({"ansi_c_string", "translated_string", "brace_expression"})
 _UNQUOTED_SPECIAL = frozenset("$`*?[{}\t\n ;&|<>()")
 _DQ_ESCAPABLE = frozenset('$`"\\\n')
 _BLANK = re.compile(rb"(?:[ \t\r\n]|\\\n)*")
@@ -225,6 +226,8 @@ class _Prover:
                 self.redirect(child)
             elif kind == "comment":
                 continue
+            elif kind in _EXPANDING or kind.endswith(("expansion", "substitution")):
+                raise _Refused(f"{self._text(child)[:40]} expands at run time")
             else:
                 raise _Refused(f"a {kind.replace('_', ' ')} is outside the provable grammar")
         if not words:
@@ -243,7 +246,7 @@ class _Prover:
         kind = node.type
         raw = self._text(node)
         if kind not in _WORDS:
-            raise _Refused(f"{raw[:40]} is not a literal word")
+            raise _Refused(f"{raw[:40]} expands at run time")
         value = strict_literal(raw)
         tree_value = self._tree_value(node)
         if value is None:
