@@ -6,7 +6,8 @@ model's lock (a llama.cpp context is not re-entrant), renders the prompt with th
 chat template, and samples token by token under the reply grammar. Every step is handed to
 ``report``: :class:`Prompted`, each token's text (a ``str``, possibly empty while a character's
 UTF-8 bytes are incomplete), then :class:`Finished`. The ``stop`` event is
-checked before every token, so an abort ends the generation between two tokens.
+checked before every token, so an abort ends the generation between two tokens (and the prompt's
+evaluation between two chunks of it).
 
 The grammar only has to decide how a reply begins when free text is allowed: once the first
 character is not ``{`` the rest is unconstrained text, so sampling continues without it (the
@@ -16,6 +17,7 @@ grammar would allow every token anyway, at the cost of checking the whole vocabu
 from __future__ import annotations
 
 import codecs
+import os
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -84,6 +86,10 @@ class _LoadedModel:
     lock: threading.Lock
 
 
+# llama.cpp's threads spin at every barrier: more threads than free cores (a busy machine, the
+# default of one per logical core for the prompt) made prompt evaluation several times slower.
+_THREADS = max(1, (os.cpu_count() or 2) // 2)
+_PROMPT_CHUNK = 128  # prompt tokens evaluated between two looks at the stop flag
 _models: dict[tuple[str, int], _LoadedModel] = {}
 _loading = threading.Lock()
 
@@ -110,7 +116,13 @@ def _loaded_model(path: str, context_window: int) -> _LoadedModel:
 
 
 def _load(path: str, context_window: int) -> _LoadedModel:
-    llama = Llama(model_path=path, n_ctx=context_window, verbose=False)
+    llama = Llama(
+        model_path=path,
+        n_ctx=context_window,
+        n_threads=_THREADS,
+        n_threads_batch=_THREADS,
+        verbose=False,
+    )
     metadata = llama.metadata
     bos_text = _special_text(llama, llama.token_bos())
     formatter = Jinja2ChatFormatter(
@@ -127,6 +139,27 @@ def _load(path: str, context_window: int) -> _LoadedModel:
         vocab=llama_cpp.llama_model_get_vocab(llama.model),
         lock=threading.Lock(),
     )
+
+
+def _evaluate_prompt(llama: Llama, tokens: list[int], stop: threading.Event) -> bool:
+    """Evaluate all but the prompt's last token in chunks, checking ``stop`` between them.
+
+    What an earlier request left in the cache is reused up to the first token that differs.
+    ``generate`` then finds the prompt cached and evaluates only the last token. Returns False
+    if stopped.
+    """
+    cached = llama.input_ids[: llama.n_tokens]
+    reused = 0
+    for old, new in zip(cached, tokens[:-1], strict=False):
+        if old != new:
+            break
+        reused += 1
+    llama.n_tokens = reused  # eval() drops the cache beyond this point first
+    for start in range(reused, len(tokens) - 1, _PROMPT_CHUNK):
+        if stop.is_set():
+            return False
+        llama.eval(tokens[start : min(start + _PROMPT_CHUNK, len(tokens) - 1)])
+    return True
 
 
 def _special_text(llama: Llama, token: int) -> str:
@@ -157,6 +190,8 @@ def _generate(
         grammar = LlamaGrammar.from_string(
             reply_grammar(request.call_tools, text_allowed=request.text_allowed)
         )
+    if not _evaluate_prompt(llama, tokens, stop):
+        return Finished("aborted")
     llama.set_seed(request.seed)
     decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
     produced: list[int] = []
