@@ -113,3 +113,84 @@ async def test_demo_runs_offline_and_leaves_a_session(tmp_path):
         lines = [json.loads(line) for line in handle]
     assert lines[0]["type"] == "session"
     assert any(line["type"] == "approval" for line in lines)
+
+
+async def test_a_run_killed_mid_batch_resumes_with_every_call_answered(tmp_path):
+    home, project = tmp_path / "home", tmp_path / "project"
+    project.mkdir()
+    (project / "a.txt").write_text("a\n", encoding="utf-8")
+    batch = tool_reply(("c1", "read", {"path": "a.txt"}), ("c2", "bash", {"command": "sleep 60"}))
+    async with LoopbackServer([batch, text_reply("picked up again")]) as server:
+        write_models_toml(home, server.url)
+        process = await asyncio.create_subprocess_exec(
+            TETHER,
+            "-p",
+            "go",
+            "--model",
+            MODEL,
+            "--gate",
+            "yolo",
+            cwd=str(project),
+            env=environment(home),
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+        )
+        store = SessionStore(str(home / "sessions"))
+        for _ in range(200):
+            recent = store.most_recent(str(project))
+            if recent is not None and any(m.role == "tool_result" for m in recent.messages()):
+                break
+            await asyncio.sleep(0.05)
+        process.send_signal(signal.SIGKILL)
+        await process.wait()
+        again = await run_tether("-c", "-p", "continue", "--model", MODEL, home=home, cwd=project)
+    assert again.code == 0, again.stderr
+    sent = server.requests[1].json()["messages"]
+    answers = {m["tool_call_id"]: m["content"] for m in sent if m["role"] == "tool"}
+    assert set(answers) == {"c1", "c2"}
+    assert answers["c2"].lower().startswith("no result")
+
+
+async def test_continue_restores_the_thinking_level_and_sessions_list_shows_it(tmp_path):
+    home, project = tmp_path / "home", tmp_path / "project"
+    project.mkdir()
+    async with LoopbackServer([text_reply("one")]) as server:
+        write_models_toml(home, server.url)
+        first = await run_tether(
+            "-p", "first task", "--model", MODEL, "--thinking", "high", home=home, cwd=project
+        )
+        assert first.code == 0, first.stderr
+        state_run = await run_tether(
+            "-c",
+            "--mode",
+            "rpc",
+            "--model",
+            MODEL,
+            home=home,
+            cwd=project,
+            stdin='{"type": "get_state"}\n',
+        )
+    state = next(line for line in state_run.json_lines() if line.get("command") == "get_state")[
+        "state"
+    ]
+    assert state["thinking"] == "high"
+    listing = await run_tether("sessions", "list", home=home, cwd=project)
+    assert listing.code == 0
+    assert "first task" in listing.stdout
+    session_id = state["session_id"]
+    shown = await run_tether("sessions", "show", session_id[:8], home=home, cwd=project)
+    assert "user: first task" in shown.stdout
+    assert "assistant: one" in shown.stdout
+
+
+async def test_models_lists_built_in_and_configured_models(tmp_path):
+    home = tmp_path / "home"
+    write_models_toml(home, "http://127.0.0.1:9")
+    done = await run_tether("models", home=home, cwd=tmp_path)
+    assert done.code == 0, done.stderr
+    assert "openai/gpt-4.1" in done.stdout
+    assert "anthropic/claude-sonnet-4-5" in done.stdout
+    assert "local/smollm2-135m" in done.stdout
+    assert "loopback/scripted" in done.stdout
+    assert "needs OPENAI_API_KEY" in done.stdout
