@@ -170,7 +170,8 @@ def _pieces(text: str, env: Environment) -> list[_Piece] | None:
             index = end + 1
         elif text.startswith("$'", index):
             end = _skip_quoted(text, index)
-            pieces.append((decode_escapes(text[index + 2 : end - 1]), True, False))
+            decoded = decode_escapes(text[index + 2 : end - 1]).partition("\x00")[0]
+            pieces.append((decoded, True, False))
             index = end
         elif char == '"' or text.startswith('$"', index):
             end = _skip_quoted(text, index)

@@ -404,8 +404,8 @@ class _Walk:
             return self._text(node)[1:-1]
         if kind == "number":
             return self._text(node)
-        if kind == "ansi_c_string":
-            return decode_escapes(self._text(node)[2:-1])
+        if kind == "ansi_c_string":  # bash ends $'...' at an escaped NUL
+            return decode_escapes(self._text(node)[2:-1]).partition("\x00")[0]
         if kind in _SUBSTITUTIONS:
             self.visit(node, ctx)
             return None
@@ -461,8 +461,10 @@ def decode_escapes(text: str) -> str:
     def escape(match: re.Match[str]) -> str:
         code = match.group(1)
         head = code[0]
-        if head in "xuU":
+        if head in "xuU" and len(code) > 1:
             return chr(min(int(code[1:], 16), 0x10FFFF))
+        if head in "xuU":  # no hex digit follows: bash keeps the text
+            return "\\" + code
         if head.isdigit():
             return chr(int(code, 8) & 0xFF)
         if head == "c":
@@ -533,6 +535,8 @@ class Paths:
     """Where ``cd -`` and ``~-`` lead (``None``: unknown)."""
 
     def resolve(self, value: str) -> str | None:
+        if "\x00" in value:  # no path holds one; the OS would refuse it
+            return None
         if value == "~" or value.startswith("~/"):
             value = self.home + value[1:]
         elif value[:2] in ("~+", "~-") and value[2:3] in ("", "/"):

@@ -135,11 +135,11 @@ class ShellPolicy:
         redirections, heredocs) spelled canonically; ``raw:``+text if it does not parse."""
         try:
             script = self._parser.parse(command)
-        except RecursionError:
+            if script.error or script.root is None:
+                return "raw:" + command.strip()
+            return session_key(script.root, script.source)
+        except Exception:  # RecursionError on deep nesting, or a bug: the text itself is safe
             return "raw:" + command.strip()
-        if script.error or script.root is None:
-            return "raw:" + command.strip()
-        return session_key(script.root, script.source)
 
 
 class _Run:
