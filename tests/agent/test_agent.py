@@ -1,6 +1,7 @@
 """The stateful ``Agent``: transcript, one run at a time, queues, listeners, abort, options."""
 
 import asyncio
+import dataclasses
 import logging
 from collections.abc import AsyncIterator
 from typing import Any
@@ -14,6 +15,7 @@ from tether.agent import (
     AgentBusyError,
     AgentContext,
     AgentLoopConfig,
+    AgentOptions,
     AgentTool,
     AgentToolResult,
     BeforeToolCallResult,
@@ -603,3 +605,103 @@ def test_the_loop_refuses_tools_that_share_a_name() -> None:
     with pytest.raises(ValueError, match='available_tools: "b"'):
         agent_loop_continue(AgentContext("", [UserMessage("go")], []), offered)
     assert fm.contexts == []
+
+
+# --- options and prompts are checked at the call ------------------------------------------------
+
+
+async def test_a_sync_before_and_after_hook_work_like_async_ones() -> None:
+    def before(context: Any, signal: AbortSignal) -> BeforeToolCallResult | None:
+        if context.tool_call.name == "danger":
+            return BeforeToolCallResult(block=True, reason="not that one")
+        return None
+
+    def after(context: Any, signal: AbortSignal) -> AfterToolCallResult:
+        return AfterToolCallResult(content=[TextContent("checked")])
+
+    fm = FauxModel(
+        [
+            faux_message(faux_tool_call("danger", {}, id="d"), faux_tool_call("safe", {}, id="s")),
+            faux_message("done"),
+        ]
+    )
+    agent = Agent(
+        model=fm.model,
+        stream_fn=fm.stream,
+        tools=[ok_tool("danger"), ok_tool("safe")],
+        before_tool_call=before,
+        after_tool_call=after,
+    )
+    await agent.prompt("go")
+    results = [m for m in agent.state.messages if isinstance(m, ToolResultMessage)]
+    assert [(text_of(r), r.is_error) for r in results] == [
+        ("not that one", True),
+        ("checked", False),
+    ]
+
+
+async def test_a_sync_transform_context_is_used() -> None:
+    def keep_last(messages: list[Any], signal: Any) -> list[Any]:
+        return messages[-1:]
+
+    fm = FauxModel([faux_message("first"), faux_message("second")])
+    agent = Agent(model=fm.model, stream_fn=fm.stream, transform_context=keep_last)
+    await agent.prompt("one")
+    await agent.prompt("two")
+    assert [m.content for m in fm.contexts[1].messages] == ["two"]
+
+
+def test_agent_options_are_the_loop_options_the_agent_does_not_own() -> None:
+    owned = {"model", "stream_fn", "get_steering_messages", "get_follow_up_messages"}
+    fields = {f.name for f in dataclasses.fields(AgentLoopConfig)} - owned
+    assert set(AgentOptions.__optional_keys__) == fields
+
+
+@pytest.mark.parametrize(
+    ("options", "error", "message"),
+    [
+        ({"tool_execution": "paralel"}, ValueError, "did you mean 'parallel'"),
+        ({"before_tool_call": "gate"}, TypeError, "before_tool_call must be a function"),
+        ({"abort_grace": -1}, ValueError, "abort_grace must be 0 or more"),
+        ({"abort_grace": "1"}, TypeError, "abort_grace must be a number"),
+        ({"api_key": 123}, TypeError, "api_key must be a str"),
+        ({"stream_options": {"max_tokens": 5}}, TypeError, "StreamOptions"),
+        ({"available_tools": ["read"]}, TypeError, "available_tools must hold AgentTools"),
+        ({"tools": [object()]}, TypeError, "tools must hold AgentTools, got object"),
+        ({"system_prompt": None}, TypeError, "system_prompt must be a str"),
+    ],
+)
+def test_option_values_are_checked_at_the_call(
+    options: dict[str, Any], error: type[Exception], message: str
+) -> None:
+    fm = FauxModel()
+    with pytest.raises(error, match=message):
+        Agent(model=fm.model, stream_fn=fm.stream, **options)
+
+
+async def test_a_prompt_the_model_could_never_see_is_refused() -> None:
+    fm = FauxModel([faux_message("ok")])
+    agent = Agent(model=fm.model, stream_fn=fm.stream)
+    with pytest.raises(TypeError, match=r"agent\.prompt\(\) takes a str or a message"):
+        await agent.prompt(123)
+    with pytest.raises(TypeError, match=r"agent\.steer\(\)"):
+        agent.steer(None)
+    with pytest.raises(TypeError, match=r"agent\.follow_up\(\)"):
+        agent.follow_up(["text"])
+    assert agent.state.messages == [] and fm.contexts == []
+
+
+async def test_an_application_message_is_accepted_when_convert_to_llm_maps_it() -> None:
+    @dataclasses.dataclass
+    class Note:
+        text: str
+
+    def convert(messages: list[Any]) -> list[Any]:
+        return [UserMessage(m.text) if isinstance(m, Note) else m for m in messages]
+
+    fm = FauxModel([faux_message("ok")])
+    agent = Agent(model=fm.model, stream_fn=fm.stream, convert_to_llm=convert)
+    await agent.prompt(Note("from the app"))
+    assert fm.contexts[0].messages[0].content == "from the app"
+    with pytest.raises(TypeError):
+        await agent.prompt(123)

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import inspect
 import logging
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Unpack
 
 from tether.ai import (
     AbortController,
@@ -29,6 +28,7 @@ from ._types import (
     AgentEvent,
     AgentLoopConfig,
     AgentMessage,
+    AgentOptions,
     AgentTool,
     MessageEnd,
     MessageStart,
@@ -44,12 +44,9 @@ _log = logging.getLogger("tether.agent")
 
 Listener = Callable[[AgentEvent], Awaitable[None] | None]
 
-_LOOP_OPTIONS = frozenset(f.name for f in dataclasses.fields(AgentLoopConfig)) - {
-    "model",
-    "stream_fn",
-    "get_steering_messages",
-    "get_follow_up_messages",
-}
+_LOOP_OPTIONS = AgentOptions.__optional_keys__
+_NOT_MESSAGES = (int, float, bytes, list, tuple, dict, type(None))
+"""Values no ``convert_to_llm`` is meant to map: a mistake, whatever the configuration."""
 
 
 @dataclass(slots=True)
@@ -69,8 +66,10 @@ class AgentState:
 class Agent:
     """Runs prompts through the agent loop and keeps the transcript between them.
 
-    ``loop_options`` are :class:`AgentLoopConfig` fields (``before_tool_call``,
-    ``tool_execution``, ``convert_to_llm`` ...). One run at a time: while a run is active, use
+    ``loop_options`` are :class:`AgentLoopConfig` fields, typed by :class:`AgentOptions`
+    (``before_tool_call``, ``tool_execution``, ``convert_to_llm`` ...) and checked here, so a
+    wrong value fails at the call (``TypeError`` / ``ValueError``), not inside a run. Hooks may
+    be plain or coroutine functions. One run at a time: while a run is active, use
     :meth:`steer` (delivered after the current tool batch) or :meth:`follow_up` (delivered when
     the run would otherwise stop). Listeners are awaited in subscription order for every event; a
     failing listener is logged and skipped, never allowed to break the run.
@@ -84,7 +83,7 @@ class Agent:
         system_prompt: str = "",
         tools: Iterable[AgentTool] = (),
         messages: Iterable[AgentMessage] = (),
-        **loop_options: Any,
+        **loop_options: Unpack[AgentOptions],
     ) -> None:
         unknown = set(loop_options) - _LOOP_OPTIONS
         if unknown:
@@ -98,14 +97,15 @@ class Agent:
                 "Give system_prompt or system_prompt_for, not both: system_prompt_for builds "
                 "the system prompt from the active tools."
             )
-        tools = list(tools)
-        refuse_duplicate_names(tools, "tools")
-        refuse_duplicate_names(loop_options.get("available_tools", ()), "available_tools")
-        self.state = AgentState(system_prompt, model, list(tools), list(messages))
+        if not isinstance(system_prompt, str):
+            raise TypeError(f"system_prompt must be a str, got {type(system_prompt).__name__}.")
+        given = _checked_tools(tools, "tools")
+        self._tool_set_config = AgentLoopConfig(model=model, stream_fn=stream_fn, **loop_options)
+        refuse_duplicate_names(self._tool_set_config.available_tools, "available_tools")
+        self.state = AgentState(system_prompt, model, list(given), list(messages))
         self.stream_fn = stream_fn
         self.loop_options = loop_options
-        self._base_tools = list(tools)
-        self._tool_set_config = AgentLoopConfig(model=model, stream_fn=stream_fn, **loop_options)
+        self._base_tools = given
         self._derive_tool_set()
         self._listeners: list[Listener] = []
         self._steering: list[AgentMessage] = []
@@ -117,7 +117,7 @@ class Agent:
     async def prompt(self, message: str | AgentMessage) -> list[AgentMessage]:
         """Run one prompt to completion; returns the messages the run added."""
         self._ensure_idle("prompt")
-        prompt = UserMessage(message) if isinstance(message, str) else message
+        prompt = self._as_message(message, "prompt")
         return await self._run(
             lambda context, config, signal: agent_loop([prompt], context, config, signal)
         )
@@ -132,11 +132,11 @@ class Agent:
 
     def steer(self, message: str | AgentMessage) -> None:
         """Queue a message for the model, delivered after the current tool batch finishes."""
-        self._steering.append(UserMessage(message) if isinstance(message, str) else message)
+        self._steering.append(self._as_message(message, "steer"))
 
     def follow_up(self, message: str | AgentMessage) -> None:
         """Queue a message delivered once the current run would otherwise stop."""
-        self._follow_ups.append(UserMessage(message) if isinstance(message, str) else message)
+        self._follow_ups.append(self._as_message(message, "follow_up"))
 
     def abort(self, reason: Any = None) -> None:
         """Abort the active run, if any; every pending tool call still gets a result."""
@@ -162,9 +162,7 @@ class Agent:
         """Replace the tool set; it applies from the next run on. Tools the transcript
         activated (``added_tool_names``) stay active, and ``system_prompt_for`` rebuilds the
         system prompt. Raises ``ValueError`` when two of them share a name."""
-        tools = list(tools)
-        refuse_duplicate_names(tools, "set_tools")
-        self._base_tools = tools
+        self._base_tools = _checked_tools(tools, "set_tools")
         self._derive_tool_set()
 
     def _derive_tool_set(self) -> None:
@@ -183,6 +181,23 @@ class Agent:
         context = AgentContext(state.system_prompt, [], state.tools)
         activate_added_tools(context, results, self._tool_set_config, log_unknown=False)
         state.system_prompt = context.system_prompt
+
+    def _as_message(self, message: str | AgentMessage, action: str) -> AgentMessage:
+        """A str becomes a :class:`UserMessage`; anything the model could never be sent is
+        refused here rather than stored and silently dropped from every request."""
+        if isinstance(message, str):
+            return UserMessage(message)
+        if isinstance(message, UserMessage | AssistantMessage | ToolResultMessage):
+            return message
+        if self.loop_options.get("convert_to_llm") is not None and not isinstance(
+            message, _NOT_MESSAGES
+        ):
+            return message  # an application message: convert_to_llm maps it
+        raise TypeError(
+            f"agent.{action}() takes a str or a message (UserMessage, for text and images), "
+            f"got {type(message).__name__}: the model would never see it. Application messages "
+            "need a convert_to_llm option that maps them."
+        )
 
     def clear_queues(self) -> None:
         self._steering.clear()
@@ -273,3 +288,18 @@ class Agent:
                     await outcome
             except Exception:
                 _log.exception("agent listener %r failed on %s", listener, event.type)
+
+
+def _checked_tools(tools: Iterable[AgentTool], where: str) -> list[AgentTool]:
+    """``tools`` as a list, refusing what is not an :class:`AgentTool` and shared names."""
+    checked = list(tools)
+    for tool in checked:
+        if not isinstance(tool, AgentTool):
+            hint = (
+                " (a ToolDefinition becomes one with .as_agent_tool())"
+                if callable(getattr(tool, "as_agent_tool", None))
+                else ""
+            )
+            raise TypeError(f"{where} must hold AgentTools, got {type(tool).__name__}{hint}.")
+    refuse_duplicate_names(checked, where)
+    return checked

@@ -252,7 +252,8 @@ async def _stream_assistant_message(
     try:
         messages = context.messages
         if config.transform_context is not None:
-            messages = await config.transform_context(messages, signal)
+            transformed = config.transform_context(messages, signal)
+            messages = await transformed if inspect.isawaitable(transformed) else transformed
         convert = config.convert_to_llm or default_convert_to_llm
         llm_messages = convert(messages)
         if inspect.isawaitable(llm_messages):

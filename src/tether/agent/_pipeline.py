@@ -13,6 +13,7 @@ called tool asks for sequential execution.
 from __future__ import annotations
 
 import asyncio
+import inspect
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -244,12 +245,14 @@ class _Batch:
         hook = self.config.before_tool_call
         if hook is not None:
             try:
-                decision = await hook(
+                decision = hook(
                     BeforeToolCallContext(
                         self.assistant_message, tool_call, call.args, self.context
                     ),
                     self.signal,
                 )
+                if inspect.isawaitable(decision):
+                    decision = await decision
             except Exception as exc:
                 return self.close_with_error(
                     call, f'before_tool_call hook failed for tool "{name}": {describe_error(exc)}'
@@ -298,12 +301,14 @@ class _Batch:
         hook = self.config.after_tool_call
         if hook is not None:
             try:
-                override = await hook(
+                override = hook(
                     AfterToolCallContext(
                         self.assistant_message, tool_call, call.args, result, is_error, self.context
                     ),
                     self.signal,
                 )
+                if inspect.isawaitable(override):
+                    override = await override
             except Exception as exc:
                 result = _error_result(
                     f'after_tool_call hook failed for tool "{tool.name}": {describe_error(exc)}'

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import difflib
+import math
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, TypeAlias
+from typing import Any, Literal, TypeAlias, TypedDict, get_args
 
 import pydantic
 
@@ -31,6 +33,7 @@ __all__ = [
     "AgentEvent",
     "AgentLoopConfig",
     "AgentMessage",
+    "AgentOptions",
     "AgentStart",
     "AgentTool",
     "AgentToolResult",
@@ -138,10 +141,19 @@ class AfterToolCallResult:
 
 
 BeforeToolCallHook: TypeAlias = Callable[
-    [BeforeToolCallContext, AbortSignal], Awaitable[BeforeToolCallResult | None]
+    [BeforeToolCallContext, AbortSignal],
+    Awaitable[BeforeToolCallResult | None] | BeforeToolCallResult | None,
 ]
+"""A plain function or a coroutine function: the loop awaits what it returns when awaitable."""
 AfterToolCallHook: TypeAlias = Callable[
-    [AfterToolCallContext, AbortSignal], Awaitable[AfterToolCallResult | None]
+    [AfterToolCallContext, AbortSignal],
+    Awaitable[AfterToolCallResult | None] | AfterToolCallResult | None,
+]
+"""A plain function or a coroutine function, like :data:`BeforeToolCallHook`."""
+ConvertToLlm: TypeAlias = Callable[[list[AgentMessage]], list[Message] | Awaitable[list[Message]]]
+TransformContext: TypeAlias = Callable[
+    [list[AgentMessage], AbortSignal | None],
+    list[AgentMessage] | Awaitable[list[AgentMessage]],
 ]
 
 
@@ -156,12 +168,8 @@ class AgentLoopConfig:
 
     model: Model
     stream_fn: StreamFn
-    convert_to_llm: (
-        Callable[[list[AgentMessage]], list[Message] | Awaitable[list[Message]]] | None
-    ) = None
-    transform_context: (
-        Callable[[list[AgentMessage], AbortSignal | None], Awaitable[list[AgentMessage]]] | None
-    ) = None
+    convert_to_llm: ConvertToLlm | None = None
+    transform_context: TransformContext | None = None
     tool_execution: ExecutionMode = "parallel"
     before_tool_call: BeforeToolCallHook | None = None
     after_tool_call: AfterToolCallHook | None = None
@@ -177,6 +185,68 @@ class AgentLoopConfig:
     system_prompt_for: Callable[[list[AgentTool]], str] | None = None
     """Builds the system prompt from the active tools: at the start of a run (replacing the
     context's) and whenever a result activates tools."""
+
+    def __post_init__(self) -> None:
+        check_loop_options(self)
+
+
+class AgentOptions(TypedDict, total=False):
+    """The :class:`AgentLoopConfig` fields an :class:`~tether.agent.Agent` takes as keyword
+    options (it owns ``model``, ``stream_fn`` and the steering and follow-up queues)."""
+
+    convert_to_llm: ConvertToLlm | None
+    transform_context: TransformContext | None
+    tool_execution: ExecutionMode
+    before_tool_call: BeforeToolCallHook | None
+    after_tool_call: AfterToolCallHook | None
+    abort_grace: float
+    api_key: str | None
+    stream_options: StreamOptions | None
+    available_tools: Sequence[AgentTool]
+    system_prompt_for: Callable[[list[AgentTool]], str] | None
+
+
+_CALLABLE_OPTIONS = (
+    "convert_to_llm",
+    "transform_context",
+    "before_tool_call",
+    "after_tool_call",
+    "get_steering_messages",
+    "get_follow_up_messages",
+    "system_prompt_for",
+)
+
+
+def check_loop_options(config: AgentLoopConfig) -> None:
+    """Refuse option values that could only fail later, inside a run, where only the model
+    would see why: ``ValueError`` for a value out of range, ``TypeError`` for a wrong kind."""
+    modes = get_args(ExecutionMode)
+    if config.tool_execution not in modes:
+        closest = difflib.get_close_matches(str(config.tool_execution), modes, n=1)
+        hint = f"; did you mean {closest[0]!r}?" if closest else ""
+        raise ValueError(
+            f"tool_execution must be 'parallel' or 'sequential', got "
+            f"{config.tool_execution!r}{hint}"
+        )
+    for name in _CALLABLE_OPTIONS:
+        value = getattr(config, name)
+        if value is not None and not callable(value):
+            raise TypeError(f"{name} must be a function or None, got {type(value).__name__}.")
+    grace = config.abort_grace
+    if isinstance(grace, bool) or not isinstance(grace, int | float) or not math.isfinite(grace):
+        raise TypeError(f"abort_grace must be a number of seconds, got {grace!r}.")
+    if grace < 0:
+        raise ValueError(f"abort_grace must be 0 or more seconds, got {grace!r}.")
+    if config.api_key is not None and not isinstance(config.api_key, str):
+        raise TypeError(f"api_key must be a str or None, got {type(config.api_key).__name__}.")
+    if config.stream_options is not None and not isinstance(config.stream_options, StreamOptions):
+        raise TypeError(
+            "stream_options must be a tether.ai.StreamOptions or None, got "
+            f"{type(config.stream_options).__name__}."
+        )
+    for tool in config.available_tools:
+        if not isinstance(tool, AgentTool):
+            raise TypeError(f"available_tools must hold AgentTools, got {type(tool).__name__}.")
 
 
 @dataclass(slots=True)
