@@ -705,3 +705,29 @@ async def test_an_application_message_is_accepted_when_convert_to_llm_maps_it() 
     assert fm.contexts[0].messages[0].content == "from the app"
     with pytest.raises(TypeError):
         await agent.prompt(123)
+
+
+async def test_a_listener_failing_on_every_event_is_logged_once_then_counted(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    fm = FauxModel([faux_message("one"), faux_message("two")])
+    agent = Agent(model=fm.model, stream_fn=fm.stream)
+    events: list[str] = []
+
+    def broken(event: Any) -> None:
+        events.append(event.type)
+        raise RuntimeError("listener broke")
+
+    agent.subscribe(broken)
+    with caplog.at_level(logging.ERROR, logger="tether.agent"):
+        await agent.prompt("a")
+        await agent.prompt("b")
+
+    tracebacks = [r for r in caplog.records if r.exc_info is not None]
+    assert len(tracebacks) == 1 and "listener broke" in caplog.text
+    counts = [r.getMessage() for r in caplog.records if "more time(s)" in r.getMessage()]
+    per_run = len(events) // 2
+    assert [c.rsplit(" failed ", 1)[1] for c in counts] == [
+        f"{per_run - 1} more time(s) in this run",
+        f"{per_run} more time(s) in this run",
+    ]

@@ -108,6 +108,8 @@ class Agent:
         self._base_tools = given
         self._derive_tool_set()
         self._listeners: list[Listener] = []
+        self._failed_listeners: set[int] = set()
+        self._failures_this_run: dict[int, tuple[Listener, int]] = {}
         self._steering: list[AgentMessage] = []
         self._follow_ups: list[AgentMessage] = []
         self._controller: AbortController | None = None
@@ -238,6 +240,7 @@ class Agent:
                 await self._notify(event)
             return await stream.result()
         finally:
+            self._report_listener_failures()
             state.is_running = False
             state.stream_message = None
             state.pending_tool_calls.clear()
@@ -287,7 +290,28 @@ class Agent:
                 if inspect.isawaitable(outcome):
                     await outcome
             except Exception:
-                _log.exception("agent listener %r failed on %s", listener, event.type)
+                self._listener_failed(listener, event)
+
+    def _listener_failed(self, listener: Listener, event: AgentEvent) -> None:
+        """The first failure of a listener is logged with its traceback; later ones are only
+        counted, and the count is logged once the run ends (a listener that breaks on every
+        event would otherwise print a traceback per event)."""
+        key = id(listener)
+        if key not in self._failed_listeners:
+            self._failed_listeners.add(key)
+            _log.exception(
+                "agent listener %r failed on %s; later failures are counted, not shown",
+                listener,
+                event.type,
+            )
+            return
+        count = self._failures_this_run.get(key, (listener, 0))[1]
+        self._failures_this_run[key] = (listener, count + 1)
+
+    def _report_listener_failures(self) -> None:
+        for listener, count in self._failures_this_run.values():
+            _log.error("agent listener %r failed %d more time(s) in this run", listener, count)
+        self._failures_this_run.clear()
 
 
 def _checked_tools(tools: Iterable[AgentTool], where: str) -> list[AgentTool]:
