@@ -195,3 +195,26 @@ def test_random_shell_text_is_allowed_only_when_every_word_is_literal(
     verdict = policy.classify(text)
     if verdict.decision == "allow" and text.strip():
         assert not any(c in text for c in "$`*?[{}()<>&!=\\"), text
+
+
+def test_a_recursive_search_is_allowed_only_over_a_tree_without_secrets(tmp_path: Path) -> None:
+    (tmp_path / ".git").mkdir()
+    (tmp_path / ".gitignore").write_text("vendor/\n")
+    (tmp_path / "src" / "deep").mkdir(parents=True)
+    (tmp_path / "src" / "deep" / "app.py").write_text("x\n")
+    (tmp_path / "vendor").mkdir()
+    policy = ShellPolicy(PathPolicy(str(tmp_path)))
+    assert policy.classify("grep -rn x src").decision == "allow"
+    assert policy.classify("rg x").decision == "allow"
+    (tmp_path / "src" / "deep" / "server.key").write_text("k\n")
+    assert policy.classify("grep -rn x src").decision == "approve"
+    assert policy.classify("rg x src").decision == "approve"
+    assert policy.classify("grep -n x src/deep/app.py").decision == "allow"
+    (tmp_path / "src" / "deep" / "server.key").unlink()
+    (tmp_path / ".env").write_text("TOKEN=1\n")
+    (tmp_path / "vendor" / "id_rsa").write_text("k\n")
+    assert policy.classify("rg x").decision == "allow"  # rg skips hidden and ignored files
+    assert policy.classify("grep -r x .").decision == "approve"  # grep reads them
+    (tmp_path / "src" / "link").symlink_to("/etc")
+    assert policy.classify("rg x src").decision == "approve"
+    assert policy.classify("diff -r src vendor").decision == "approve"

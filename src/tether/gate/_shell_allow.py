@@ -14,11 +14,14 @@ best ``approve``, however harmless it looks.
 
 from __future__ import annotations
 
+import fnmatch
+import os
 import re
 from typing import TYPE_CHECKING
 
 from tree_sitter import Node
 
+from ._path_policy import SECRET_SEARCH_GLOBS
 from ._shell_options import Reading, read_arguments
 from ._verdict import Verdict
 
@@ -28,6 +31,10 @@ if TYPE_CHECKING:
 
 __all__ = ["PathChecks", "prove_read_only", "strict_literal"]
 
+_MAX_SEARCHED_ENTRIES = 5000
+_SECRET_NAME = re.compile(
+    "|".join(fnmatch.translate(glob.rpartition("/")[2]) for glob in SECRET_SEARCH_GLOBS)
+)
 _SEPARATORS = frozenset({";", "&&", "||", "|", "\n"})
 _WORDS = frozenset({"word", "raw_string", "string", "concatenation", "number"})
 _EXPANDING = frozenset({"ansi_c_string", "translated_string", "brace_expression"})
@@ -50,6 +57,33 @@ class PathChecks:
         if verdict is None:
             verdict = self._verdicts[key] = self._policy.check(path, access)
         return verdict
+
+    def secret_in_tree(self, directory: str, skipped: frozenset[str] | None = None) -> str | None:
+        """What makes a search of ``directory`` unprovable: a secret file or a symlink leading
+        outside the workspace somewhere below it, or more entries than are worth walking.
+        ``skipped``: the search skips hidden entries and these (git-ignored) names."""
+        if not os.path.isdir(directory):
+            return None
+        seen = 0
+        pending = [directory]
+        while pending:
+            try:
+                entries = list(os.scandir(pending.pop()))
+            except OSError:
+                return "a directory that cannot be read"
+            seen += len(entries)
+            if seen > _MAX_SEARCHED_ENTRIES:
+                return f"more than {_MAX_SEARCHED_ENTRIES} entries to check for secrets"
+            for entry in entries:
+                if skipped is not None and (entry.name[:1] == "." or entry.name in skipped):
+                    continue
+                if entry.is_symlink() or _SECRET_NAME.match(entry.name.lower()):
+                    verdict = self.check(entry.path, "read")
+                    if verdict.decision != "allow":
+                        return verdict.reasons[0] if verdict.reasons else entry.path
+                elif entry.is_dir(follow_symlinks=False):
+                    pending.append(entry.path)
+        return None
 
 
 class _Refused(Exception):
@@ -281,6 +315,22 @@ class _Prover:
 
     # --- files --------------------------------------------------------------------------------
 
+    def _ignored(self) -> frozenset[str]:
+        """Names the workspace's top ``.gitignore`` ignores at every depth, when it is a git
+        repository and nothing in it is re-included (rg reads ignore files only in one)."""
+        workspace = self._paths.workspace
+        if workspace is None or not os.path.isdir(os.path.join(workspace, ".git")):
+            return frozenset()
+        try:
+            with open(os.path.join(workspace, ".gitignore"), encoding="utf-8") as file:
+                lines = [line.strip() for line in file]
+        except (OSError, UnicodeDecodeError):
+            return frozenset()
+        if any(line.startswith("!") for line in lines):
+            return frozenset()
+        names = (line.rstrip("/") for line in lines if line and not line.startswith("#"))
+        return frozenset(n for n in names if n and not any(c in n for c in "/*?[\\ "))
+
     def files(self, name: str, reading: Reading) -> None:
         for path, listing in [(p, False) for p in reading.files] + [
             (p, True) for p in reading.listed
@@ -292,3 +342,9 @@ class _Prover:
             if verdict.decision != "allow":
                 why = "; ".join(verdict.reasons) or verdict.decision
                 raise _Refused(f"{name} {'lists' if listing else 'reads'} {path} ({why})")
+        for path in reading.searched:
+            resolved = self._paths.resolve(path)
+            skipped = self._ignored() if reading.skips_ignored else None
+            found = self._policy.secret_in_tree(resolved, skipped) if resolved else path
+            if found is not None:
+                raise _Refused(f"{name} searches {path}, which holds {found}")

@@ -29,6 +29,10 @@ class Reading:
 
     files: tuple[str, ...] = ()
     listed: tuple[str, ...] = ()
+    searched: tuple[str, ...] = ()
+    """Directories whose every file it may read (``grep -r``, ``rg``, ``diff -r``)."""
+    skips_ignored: bool = False
+    """The search skips hidden and git-ignored files (``rg`` without ``--hidden``)."""
 
 
 Refusal: TypeAlias = str
@@ -102,12 +106,12 @@ _TAIL = _spec(
 )
 _SUMS = _spec("btz", "", "--binary --text --tag --zero")
 _RG = _spec(
-    "nNiSswvclLFxuoqHIzapU0.",
+    "nNiSswvclFxoqHIapU0",
     "gtTeABCmMrEj",
     "--line-number --no-line-number --ignore-case --smart-case --case-sensitive --word-regexp "
     "--invert-match --count --count-matches --files-with-matches --files-without-match "
-    "--fixed-strings --line-regexp --unrestricted --only-matching --quiet --with-filename "
-    "--no-filename --hidden --no-ignore --no-ignore-vcs --no-ignore-dot --files --type-list "
+    "--fixed-strings --line-regexp --only-matching --quiet --with-filename "
+    "--no-filename --files --type-list "
     "--vimgrep --heading --no-heading --column --no-column --json --stats --trim --null "
     "--multiline --multiline-dotall --pcre2 --no-messages --sort-files --byte-offset "
     "--passthru --glob-case-insensitive --text --color --line-buffered --no-config",
@@ -269,7 +273,12 @@ def _read_with_spec(name: str, spec: CommandSpec, args: list[str]) -> Reading | 
         named = ["."]
     if spec.operands == "listed":
         return Reading(tuple(files), tuple(named or ["."]))
-    return Reading(tuple(files + named))
+    recursive = name == "rg" or (name in _RECURSIVE and _recursive(args))
+    searched = tuple(named) if recursive else ()
+    return Reading(tuple(files + named), (), searched, skips_ignored=name == "rg")
+
+
+_RECURSIVE = frozenset({"grep", "egrep", "fgrep", "diff"})
 
 
 def _recursive(args: list[str]) -> bool:
