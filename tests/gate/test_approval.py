@@ -197,6 +197,11 @@ async def test_terminal_timeout_denies_and_says_so(terminal: Terminal) -> None:
     assert "No answer within 0.05 seconds" in terminal.output.getvalue()
 
 
+async def test_terminal_timeout_of_one_second_reads_in_the_singular(terminal: Terminal) -> None:
+    assert await terminal.approver(timeout=1).confirm(REQUEST) == "deny_once"
+    assert "No answer within 1 second: denied once." in terminal.output.getvalue()
+
+
 async def test_terminal_asks_again_after_an_unknown_answer(terminal: Terminal) -> None:
     task = asyncio.create_task(terminal.approver().confirm(REQUEST))
     await terminal.prompted()

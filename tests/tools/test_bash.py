@@ -750,3 +750,9 @@ async def test_a_timeout_result_carries_its_details_in_the_loop(tmp_path: Path) 
     assert text_of(result) == "started\n\nCommand timed out after 0.5 seconds"
     assert result.details["timed_out"] is True
     assert result.details["exit_code"] is None
+
+
+def test_a_one_second_default_timeout_reads_in_the_singular(tmp_path: Path) -> None:
+    parameters = create_bash_tool(str(tmp_path), default_timeout=1).parameters
+    assert isinstance(parameters, dict)
+    assert parameters["properties"]["timeout"]["description"].endswith("Default: 1 second.")

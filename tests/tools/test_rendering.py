@@ -176,3 +176,8 @@ def test_a_read_of_unknown_length_says_so() -> None:
     details = {"start_line": 1, "end_line": 2000, "total_lines": None, "next_offset": 2001}
     result = AgentToolResult([TextContent("...")], details=details)
     assert read.render_result(result, False) == "lines 1-2000, more from offset=2001"
+
+
+async def test_a_single_byte_reads_in_the_singular(tmp_path: Path) -> None:
+    ((call, result),) = await rendered(tmp_path, [("write", {"path": "a", "content": "x"})])
+    assert (call, result) == ("write a (1 byte)", "wrote 1 byte")

@@ -58,6 +58,11 @@ async def test_empty_content_writes_an_empty_file(workspace: Workspace) -> None:
     assert workspace.read("empty.txt") == b""
 
 
+async def test_one_byte_is_reported_in_the_singular(workspace: Workspace) -> None:
+    result = await write(workspace, "one.txt", "x")
+    assert text_of(result.content) == "Successfully wrote 1 byte to one.txt"
+
+
 async def test_creates_parent_directories(workspace: Workspace) -> None:
     await write(workspace, "a/b/c/deep.txt", "deep")
     assert workspace.read("a/b/c/deep.txt") == b"deep"

@@ -178,7 +178,8 @@ class TerminalApprover:
                 async with asyncio.timeout(self.timeout):
                     return await self._ask()
             except TimeoutError:
-                self._say(f"\nNo answer within {self.timeout:g} seconds: denied once.")
+                plural = "" if self.timeout == 1 else "s"
+                self._say(f"\nNo answer within {self.timeout:g} second{plural}: denied once.")
                 return "deny_once"
 
     async def _ask(self) -> Decision:

@@ -164,7 +164,9 @@ class Reviewer:
         except TimeoutError:
             controller.abort("review timed out")
             raise _Escalation(
-                "timeout", f"The reviewer did not answer within {self.timeout:g} seconds."
+                "timeout",
+                f"The reviewer did not answer within {self.timeout:g} "
+                f"second{'' if self.timeout == 1 else 's'}.",
             ) from None
         except Exception as exc:
             controller.abort("review failed")

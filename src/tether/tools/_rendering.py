@@ -53,11 +53,12 @@ def _render_read_result(result: AgentToolResult, details: Mapping[str, Any]) -> 
 def _render_write_call(args: Mapping[str, Any]) -> str:
     content = args.get("content")
     size = len(content.encode("utf-8")) if isinstance(content, str) else "?"
-    return f"write {_short(args.get('path'))} ({size} bytes)"
+    return f"write {_short(args.get('path'))} ({size} byte{'' if size == 1 else 's'})"
 
 
 def _render_write_result(result: AgentToolResult, details: Mapping[str, Any]) -> str:
-    return f"wrote {details['bytes']:,} bytes"
+    count = details["bytes"]
+    return f"wrote {count:,} byte{'' if count == 1 else 's'}"
 
 
 def _render_edit_call(args: Mapping[str, Any]) -> str:

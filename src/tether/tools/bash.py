@@ -117,7 +117,7 @@ def create_bash_tool(
         return _final_result(view, result, timeout, sandboxed=sandboxed)
 
     timeout_default = (
-        f"Default: {default_timeout:g} seconds."
+        f"Default: {default_timeout:g} second{'' if default_timeout == 1 else 's'}."
         if default_timeout is not None
         else "Default: no timeout."
     )
@@ -307,7 +307,7 @@ def _final_result(
     if result.aborted:
         raise ToolError(_join(text, view.notice, "Command aborted"), details=details)
     if result.timed_out:
-        ending = f"Command timed out after {timeout:g} seconds"
+        ending = f"Command timed out after {timeout:g} second{'' if timeout == 1 else 's'}"
         raise ToolError(_join(text, view.notice, ending), details=details)
     if result.exit_code != 0:
         ending = f"Command exited with code {result.exit_code}"

@@ -74,9 +74,10 @@ def create_write_tool(cwd: str, *, operations: WriteOperations | None = None) ->
             raise ToolError(f"Permission denied: cannot write {path}.") from exc
         except OSError as exc:
             raise ToolError(f"Cannot write {path}: {exc.strerror or exc}.") from exc
+        size = len(data)
         return AgentToolResult(
-            [TextContent(f"Successfully wrote {len(data)} bytes to {path}")],
-            details={"path": resolved, "bytes": len(data)},
+            [TextContent(f"Successfully wrote {size} byte{'' if size == 1 else 's'} to {path}")],
+            details={"path": resolved, "bytes": size},
         )
 
     definition = ToolDefinition(
