@@ -123,3 +123,40 @@ async def test_the_agent_reads_and_edits_a_file_through_chat_completions(tmp_pat
     (call,) = edit_call["tool_calls"]
     assert call["id"] == "call_edit" and json.loads(call["function"]["arguments"]) == edit
     assert edit_result["role"] == "tool" and edit_result["tool_call_id"] == "call_edit"
+
+
+async def test_a_call_cut_off_by_the_token_limit_is_never_run(tmp_path: Path) -> None:
+    cut = [
+        delta({"tool_calls": [{"index": 0, "id": "call_w", "function": {"name": "write"}}]}),
+        delta({"tool_calls": [{"index": 0, "function": {"arguments": '{"path": "out.txt", '}}]}),
+        delta({"tool_calls": [{"index": 0, "function": {"arguments": '"content": "half of'}}]}),
+        delta({}, "length"),
+    ]
+    script = [Reply(200, sse(cut, done=True)), text_turn("I will split it.")]
+    tools = [
+        wrap_tool_definition(definition, lambda: ToolContext(str(tmp_path)))
+        for definition in create_coding_tools(str(tmp_path), names=("write",))
+    ]
+    gate = Gate("normal", workspace=str(tmp_path))
+    async with LoopbackServer(script) as server:
+        model = Model("m", "ollama", "openai-completions", base_url=server.url + "/v1")
+        agent = Agent(
+            model=model,
+            stream_fn=stream,
+            tools=tools,
+            before_tool_call=gate.before_tool_call,
+            after_tool_call=gate.after_tool_call,
+        )
+        added = await agent.prompt("Write out.txt.")
+        requests = [request.json() for request in server.requests]
+
+    assert not (tmp_path / "out.txt").exists()
+    cut_turn = added[1]
+    assert isinstance(cut_turn, AssistantMessage) and cut_turn.stop_reason == "length"
+    (call,) = cut_turn.tool_calls()
+    assert call.arguments_error is not None and "cut off" in call.arguments_error
+    (result,) = [m for m in added if isinstance(m, ToolResultMessage)]
+    assert result.is_error and result.tool_call_id == "call_w"
+    tool_message = requests[1]["messages"][-1]
+    assert tool_message["role"] == "tool" and tool_message["tool_call_id"] == "call_w"
+    assert "not executed" in tool_message["content"]
