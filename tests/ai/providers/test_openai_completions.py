@@ -172,6 +172,18 @@ async def test_a_server_that_sends_both_reasoning_fields_is_not_read_twice():
     assert message.content[0].thinking == "Once."
 
 
+async def test_content_as_a_list_of_parts_gives_thinking_and_text():
+    thinking = {"type": "thinking", "thinking": [{"type": "text", "text": "Hmm."}]}
+    chunks = [
+        chunk({"content": [thinking]}),
+        chunk({"content": [{"type": "text", "text": "Answer."}]}),
+        chunk(finish="stop"),
+    ]
+    async with LoopbackServer([Reply(200, sse(chunks, done=True))]) as server:
+        _, message = await run(make_model(server), ask())
+    assert message.content == [ThinkingContent("Hmm."), TextContent("Answer.")]
+
+
 # -- tool calls --------------------------------------------------------------------------------
 
 
@@ -337,6 +349,14 @@ async def test_usage_in_a_last_chunk_without_choices_counts_cached_input_apart()
     assert (u.input, u.output, u.cache_read, u.cache_write) == (600, 50, 400, 0)
     assert u.total_tokens == 1050
     assert u.cost == pytest.approx((600 * 2.0 + 50 * 8.0 + 400 * 0.5) / 1_000_000)
+
+
+async def test_groq_usage_under_x_groq_is_read():
+    usage = {"prompt_tokens": 10, "completion_tokens": 3, "total_tokens": 13}
+    chunks = [chunk({"content": "ok"}), chunk(finish="stop", x_groq={"id": "r", "usage": usage})]
+    async with LoopbackServer([Reply(200, sse(chunks, done=True))]) as server:
+        _, message = await run(make_model(server), ask())
+    assert (message.usage.input, message.usage.output) == (10, 3)
 
 
 @pytest.mark.parametrize(

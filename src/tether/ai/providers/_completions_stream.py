@@ -156,15 +156,18 @@ class CompletionsStreamReader:
                         self._thinking(reasoning, field, events)
                         break
                 content = delta.get("content")
-                if content and type(content) is str:
-                    events.extend(assembler.text(content))
+                if content:
+                    if type(content) is str:
+                        events.extend(assembler.text(content))
+                    elif type(content) is list:
+                        self._content_parts(content, events)
                 calls = delta.get("tool_calls")
                 if calls:
                     self._tool_calls(calls, events)
             reason = choice.get("finish_reason")
             if reason:
                 self.finish_reason = str(reason)
-        usage = chunk.get("usage")
+        usage = chunk.get("usage") or _groq_usage(chunk)
         if usage:
             self._usage(usage)
 
@@ -188,6 +191,20 @@ class CompletionsStreamReader:
         block = assembler.partial.content[-1]
         if isinstance(block, ThinkingContent) and block.signature is None:
             block.signature = field  # replayed to the same model in the field it came in
+
+    def _content_parts(self, parts: list[Any], events: Events) -> None:
+        """Content as a list of parts (Mistral's reasoning models): text, and thinking whose
+        own parts hold the text."""
+        for part in parts:
+            if type(part) is not dict:
+                continue
+            kind = part.get("type")
+            if kind == "text" and type(part.get("text")) is str:
+                events.extend(self.assembler.text(part["text"]))
+            elif kind == "thinking" and type(part.get("thinking")) is list:
+                for piece in part["thinking"]:
+                    if type(piece) is dict and type(piece.get("text")) is str:
+                        events.extend(self.assembler.thinking(piece["text"]))
 
     def _tool_calls(self, entries: Any, events: Events) -> None:
         assembler = self.assembler
@@ -256,6 +273,12 @@ class CompletionsStreamReader:
             cache_read=cached,
             cache_write=written,
         )
+
+
+def _groq_usage(chunk: dict[str, Any]) -> Any:
+    """Groq reports usage under ``x_groq`` in its last chunk."""
+    extra = chunk.get("x_groq")
+    return extra.get("usage") if type(extra) is dict else None
 
 
 def _fault_from(chunk: dict[str, Any]) -> StreamFault:
