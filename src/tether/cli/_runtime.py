@@ -9,7 +9,7 @@ records the run, and the system prompt carries the context files. No mode holds 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import Any
 
@@ -77,6 +77,23 @@ class Runtime:
         if self._overflowed():
             self.compactor.force_next = True
             await self.agent.resume()
+
+    def set_model(self, model: Model) -> None:
+        """Use ``model`` from the next request on (recorded in the session)."""
+        self.model = model
+        self.agent.state.model = model
+        self.compactor.model = model
+        if self.session is not None:
+            _record_choices(self.session, model, self.thinking)
+
+    def set_thinking(self, level: str) -> None:
+        """Use thinking ``level`` (``off`` … ``high``) from the next request on."""
+        self.thinking = level
+        current = self.agent.loop_options.get("stream_options") or StreamOptions()
+        reasoning = None if level == "off" else level
+        self.agent.loop_options["stream_options"] = replace(current, reasoning=reasoning)  # type: ignore[arg-type]
+        if self.session is not None:
+            _record_choices(self.session, self.model, level)
 
     def _overflowed(self) -> bool:
         from tether.ai.providers import CONTEXT_OVERFLOW_NOTE
