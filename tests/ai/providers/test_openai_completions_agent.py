@@ -74,7 +74,7 @@ async def test_the_agent_reads_and_edits_a_file_through_chat_completions(tmp_pat
     async with LoopbackServer(script) as server:
         model = Model(
             id="qwen2.5-coder:7b",
-            provider="ollama",
+            provider="loopback",
             api="openai-completions",
             base_url=server.url + "/v1",
             cost=ModelCost(input=1.0, output=4.0),
@@ -139,7 +139,7 @@ async def test_a_call_cut_off_by_the_token_limit_is_never_run(tmp_path: Path) ->
     ]
     gate = Gate("normal", workspace=str(tmp_path))
     async with LoopbackServer(script) as server:
-        model = Model("m", "ollama", "openai-completions", base_url=server.url + "/v1")
+        model = Model("m", "loopback", "openai-completions", base_url=server.url + "/v1")
         agent = Agent(
             model=model,
             stream_fn=stream,
