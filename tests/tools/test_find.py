@@ -285,6 +285,18 @@ async def test_a_git_file_named_as_the_path_is_found(backend: str, tmp_path: Pat
     assert await find(tool, pattern="*", path=str(tmp_path / "sub" / ".git")) == ".git"
 
 
+@pytest.mark.parametrize("backend", BACKENDS)
+async def test_a_file_named_as_the_path_is_listed_only_when_the_pattern_matches_it(
+    backend: str, tmp_path: Path
+):
+    tool = make_tool(backend, tmp_path, TREE)
+    assert await find(tool, pattern="*.py", path="src/app.py") == "app.py"
+    assert await find(tool, pattern="*.json", path="src/app.py") == (
+        "No files found matching pattern"
+    )
+    assert "only if pattern matches its name" in tool.description
+
+
 async def test_nested_gitignore_applies_to_its_directory(tmp_path: Path):
     files = {"pkg/.gitignore": "*.tmp\n", "pkg/a.tmp": "", "b.tmp": ""}
     tool = make_tool("local", tmp_path, files)

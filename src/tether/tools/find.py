@@ -27,6 +27,7 @@ _DEFAULT_LIMIT = 1000
 _DESCRIPTION = (
     "Find files by glob pattern. Returns matching file paths relative to the searched "
     "directory, sorted, one per line. Respects .gitignore and includes hidden files. "
+    "A path naming a file lists that file only if pattern matches its name. "
     f"Output stops at `limit` results (default {_DEFAULT_LIMIT}) or "
     f"{DEFAULT_MAX_LINES} lines / {format_size(DEFAULT_MAX_BYTES)}, whichever comes first."
 )
@@ -41,7 +42,8 @@ _PARAMETERS: dict[str, Any] = {
         },
         "path": {
             "type": "string",
-            "description": "Directory to search in (default: the working directory).",
+            "description": "Directory to search in (default: the working directory); "
+            "a file is listed if pattern matches its name.",
         },
         "limit": {
             "type": "integer",

@@ -154,6 +154,8 @@ class MemoryOperations:
         if signal is not None:
             signal.throw_if_aborted()
         shown = [shown for _, shown in self._search_targets(path, pattern)]
+        if posixpath.normpath(path) in self.files and not compile_glob(pattern)(shown[0]):
+            return FindOutcome([], False)  # a file named as the path is listed only on a match
         return FindOutcome(shown[:limit], len(shown) > limit)
 
     def _search_targets(self, path: str, glob: str | None) -> list[tuple[str, str]]:

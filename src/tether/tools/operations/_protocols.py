@@ -181,7 +181,8 @@ class FindOperations(Protocol):
     async def find(
         self, pattern: str, path: str, limit: int, *, signal: AbortSignal | None = None
     ) -> FindOutcome:
-        """Files under ``path`` matching the glob ``pattern``, sorted, at most ``limit``.
+        """Files under ``path`` matching the glob ``pattern``, sorted, at most ``limit``; a
+        ``path`` naming a file gives that file when ``pattern`` matches its name, else nothing.
 
         An invalid glob raises ``ValueError``; an abort raises :class:`~tether.ai.AbortError`.
         """

@@ -141,6 +141,8 @@ class RipgrepOperations:
     ) -> FindOutcome:
         workdir, target = _search_root(path)
         glob_filter = _GlobFilter.for_glob(pattern, searching_directory=target == ".")
+        if target != "." and not compile_glob(pattern)(os.path.basename(path)):
+            return FindOutcome([], False)  # rg lists a file it is named whatever the glob
         prune_git = target == "." and os.path.lexists(os.path.join(workdir, ".git"))
         args = _find_args(glob_filter, target, prune_git=prune_git)
         listing = _Listing(limit, glob_filter.accepts, skip_git_dirs=target == ".")
