@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncGenerator, AsyncIterator
-from contextlib import AsyncExitStack, aclosing
+from contextlib import AsyncExitStack, aclosing, suppress
 from typing import Any
 
 import httpx2
@@ -97,7 +97,8 @@ async def stream(
     finally:
         guard.close()
         if client is not None:
-            await client.close()
+            with suppress(Exception):  # a client that fails to close changes no message
+                await client.close()
 
 
 async def _attempt(
