@@ -44,7 +44,7 @@ def call_head(name: str) -> str:
 
 def call_text(name: str, arguments: dict[str, Any]) -> str:
     """A whole call as the model writes it."""
-    return call_head(name) + json.dumps(arguments) + "}"
+    return call_head(name) + json.dumps(arguments, ensure_ascii=False) + "}"
 
 
 def chat_messages(context: Context, tools: Sequence[Tool]) -> list[ChatMessage]:
