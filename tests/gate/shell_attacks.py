@@ -40,6 +40,7 @@ ATTACKS: list[tuple[str, str, str]] = [
     ("grep --reg . .env", "deny", "secret"),
     ("git diff /dev/null ~/.ssh/id_ed25519", "deny", "secret"),
     ("git show HEAD:.env", "deny", "secret"),
+    ("git log -L1,5:.env", "deny", "secret"),
     ("git show HEAD:config/.env.production", "deny", "secret"),
     ("cat {.e,}nv", "deny", "secret"),
     ("cat ~/.ssh/{id_rsa,x}", "deny", "secret"),

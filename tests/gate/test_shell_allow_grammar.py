@@ -139,7 +139,7 @@ def test_parse_errors_and_disagreements_are_never_allowed(
 
 # --- property tests ------------------------------------------------------------------------
 
-_PIECES = st.sampled_from([c for c in ALLOWED if c != "ls ~/"])
+_PIECES = st.sampled_from([c for c in ALLOWED if c not in ("ls ~/", "python3 --version")])
 _OUTSIDE = st.sampled_from([
     "$X", "${X}", "$(ls)", "`ls`", "$((1))", "<(ls)", ">(cat)", "*", "src/*", "?", "[ab]",
     "{a,b}", "{1..2}", "~+", "~-", "~root", "x=~", "$'a'", '$"a"', '"$X"', "'a'$X", "a$X",

@@ -507,11 +507,13 @@ def _git(args: list[str]) -> Reading | Refusal:
         if not arg.startswith("-") or arg == "-":
             operands.append(arg)
             continue
-        option, eq, _ = arg.partition("=")
+        option, eq, attached = arg.partition("=")
         if option in _GIT_VALUED and (eq or option not in _GIT_FLAGS):
-            if not eq and index < len(rest):
-                index += 1
+            value = attached if eq else rest[index] if index < len(rest) else ""
+            index += not eq
             flags.append(option)
+            if option == "-L" and ":" in value:  # -L 1,5:FILE shows the file's lines
+                operands.append(":" + value.rpartition(":")[2])
             continue
         if arg in _GIT_FLAGS:
             flags.append(arg)
@@ -519,6 +521,8 @@ def _git(args: list[str]) -> Reading | Refusal:
         short = arg[1:2]
         if not arg.startswith("--") and short in _GIT_SHORT_VALUED:
             flags.append("-" + short)
+            if short == "L" and ":" in arg:
+                operands.append(":" + arg.rpartition(":")[2])
             continue
         if re.fullmatch(r"-\d+", arg):
             continue

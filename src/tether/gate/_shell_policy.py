@@ -1,15 +1,19 @@
 """Shell policy: ``allow``, ``approve`` or ``deny`` for a bash script, decided from its syntax tree.
 
-The script is parsed once (:mod:`._shell_parse`) and every command it would run is classified:
-wrappers (``sudo``, ``env``, ``timeout``, ``xargs``, ``find -exec``, ``bash -c``, ``eval`` ...) are
-unwrapped, and what one command means comes from :mod:`._shell_rules`. This module adds what only
-the whole script shows: pipelines (download or decode piped to a shell, a shell wired to the
-network), the directory after ``cd``, literal variables, redirections and the path policy.
+The script is parsed once (:mod:`._shell_parse`) and every command it would run is judged by the
+deny rules: wrappers and programs that run programs are unwrapped (``sudo``, ``env``,
+``timeout``, ``xargs``, ``find -exec``, ``bash -c``, ``eval``, :mod:`._shell_wrappers`), each
+command is also judged as bash expands it (:mod:`._shell_expand`: braces, quoting, known
+variables split on ``IFS``, ``~+``/``~-``/``cd -``, globs on system paths), heredocs are read as
+bash reads them (:mod:`._shell_heredoc`), and what one command means comes from
+:mod:`._shell_rules`. This module adds what only the whole script shows: pipelines (download or
+decode piped to a shell, a shell wired to the network), the directory after ``cd``, literal
+variables, redirections and the path policy.
 
-``allow`` only when every command is read-only with safe flags and every visible file access is
-allowed; ``deny`` for the rules of SECURITY.md §4; ``approve`` for everything else, including
-text that does not parse cleanly and command names that are not literal words (those are denied
-when a reading of them is destructive).
+``deny`` for the rules of SECURITY.md §4; ``allow`` only when no rule objects *and* the script is
+proved read-only by :mod:`._shell_allow` (a list or pipeline of literal read-only commands with
+allowed options and files); ``approve`` for everything else, however harmless it looks. The
+session-memory key is the whole tree spelled canonically (:mod:`._shell_key`).
 """
 
 from __future__ import annotations
@@ -106,7 +110,7 @@ class _Effect(NamedTuple):
 class ShellPolicy:
     """Classifies bash scripts; one tree-sitter parser per policy (not thread-safe). Files that
     commands visibly read and write are checked with ``path_policy`` (relative paths resolve
-    against its workspace); without one, any write but to ``/dev/null``-like devices approves."""
+    against its workspace); without one, the current directory is the workspace."""
 
     def __init__(self, path_policy: PathPolicy | None = None) -> None:
         self._parser = ShellParser()
