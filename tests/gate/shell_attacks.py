@@ -238,7 +238,7 @@ BASH_PROBES: list[tuple[str, str]] = [
     ("{rm,-rf,~}", "{echo,PWNED}"),
     ("$'\\x72\\x6d' -rf ~", "$'\\x65cho' PWNED"),
     ('$"rm" -rf /', '$"echo" PWNED'),
-    ("watch rm -rf ~", "timeout 3 watch -n 1 -g -t 'echo PWNED > pwned' >/dev/null; cat pwned"),
+    ("watch rm -rf ~", "timeout 1 watch -n 0.1 -t 'echo PWNED > pwned' >/dev/null; cat pwned"),
     ("flock /tmp/l -c 'rm -rf ~'", "flock lk -c 'echo PWNED'"),
     ("flock /tmp/l rm -rf ~", "flock lk echo PWNED"),
     ("unshare -r rm -rf ~", "unshare -r echo PWNED"),
