@@ -58,13 +58,11 @@ def run_command(args: Any) -> int:
 
 
 def _check_command(script: str, workspace: str | None) -> int:
-    from tether.gate import PathPolicy, ShellPolicy
+    """The gate's own ``check-command`` (same output and exit status: 0 allow, 1 approve,
+    2 deny), with this directory as the workspace unless one is given."""
+    from tether.gate.__main__ import main as gate_main
 
-    verdict = ShellPolicy(PathPolicy(workspace or os.getcwd())).classify(script)
-    print(verdict.decision)
-    for reason in verdict.reasons:
-        print("".join(c if c.isprintable() else f"\\x{ord(c):02x}" for c in reason))
-    return {"allow": 0, "approve": 1, "deny": 2}[verdict.decision]
+    return gate_main(["check-command", "--workspace", workspace or os.getcwd(), "--", script])
 
 
 def _models() -> int:
