@@ -42,6 +42,7 @@ ALLOWED = [
     "cat README.md 2>/dev/null", "ls >/dev/null 2>&1", "cat README.md; ls", "date -u",
     "jq . package.json", "python3 --version", "du -sh src", "stat -c %s README.md",
     "diff README.md src/app.py", "cut -d, -f1 README.md", "ls ~/", "cat ./README.md",
+    "echo '$(rm -rf ~)'", "printf '%s\\n' '`id`'", "git log -L 1,5:README.md",
 ]  # fmt: skip
 
 

@@ -69,8 +69,8 @@ _SECRET_VARIABLE = re.compile(r"\$\{?\w*(KEY|TOKEN|SECRET|PASSW|CREDENTIAL)", re
 _EXPANDS = re.compile(r"[{$~*?\[]")
 _STORED_CODE = re.compile(r"\$\(|`|\$\{")
 # Commands that evaluate the text of their arguments (subscripts, arithmetic, names).
-_EVALUATING = frozenset({"[[", "let", "printf", "test", "[", "declare", "typeset", "local",
-                         "readonly", "export", "read", "unset", "eval"})  # fmt: skip
+_EVALUATING = frozenset({"[[", "let", "declare", "typeset", "local", "readonly", "export",
+                         "read", "unset", "eval"})  # fmt: skip
 _DECLARATIONS = frozenset({"export", "declare", "typeset", "local", "readonly", "alias"})
 _COPIERS = frozenset({"cp", "scp", "rsync", "tar", "zip", "7z", "7za", "rclone", "sftp"})
 _SAFE_ENV = re.compile(r"^(LC_\w+|LANG|LANGUAGE|TZ|NO_COLOR|FORCE_COLOR|CLICOLOR|COLUMNS|TERM)$")
@@ -284,7 +284,10 @@ class _Run:
             changed = changed or expanded != [word.value]
             fields.extend(shlex.quote(f) for f in expanded)
         name = cmd.name.value if cmd.name is not None else None
-        if name in _EVALUATING:
+        evaluates = name in _EVALUATING or (
+            name in ("printf", "test", "[") and any(w.value == "-v" for w in cmd.args)
+        )
+        if evaluates:
             for word in cmd.args:
                 if word.value is not None and _STORED_CODE.search(word.value):
                     self._evidence([word.value], depth, f"{name}: evaluates {word.raw[:40]}")
