@@ -510,7 +510,7 @@ async def test_sandbox_none_and_true_sandbox_when_available(
     workspace: Path, sandbox: bool | None
 ) -> None:
     definition = create_bash_tool(str(workspace), sandbox=sandbox)
-    assert definition.metadata == {"sandboxed": True}
+    assert definition.metadata["sandboxed"] is True
     assert "There is no network." in definition.description
     message = await run_error(definition, {"command": "touch /etc/tether-test"})
     assert "Read-only file system" in message
@@ -521,7 +521,7 @@ async def test_sandbox_none_and_true_sandbox_when_available(
 
 async def test_sandbox_false_never_sandboxes(workspace: Path, outside: Path) -> None:
     definition = create_bash_tool(str(workspace), sandbox=False)
-    assert definition.metadata == {"sandboxed": False}
+    assert definition.metadata["sandboxed"] is False
     assert "sandbox" not in definition.description
     result = await run(definition, {"command": f"touch {outside}/written"})
     assert result.details["sandboxed"] is False
@@ -537,7 +537,7 @@ async def test_without_bubblewrap_none_falls_back_and_warns_once(
     assert [record.getMessage() for record in caplog.records] == [
         "bubblewrap not available: commands run unsandboxed and need approval"
     ]
-    assert definition.metadata == {"sandboxed": False}
+    assert definition.metadata["sandboxed"] is False
     result = await run(definition, {"command": f"touch {outside}/written"})
     assert result.details["sandboxed"] is False
     assert (outside / "written").exists()
@@ -552,12 +552,11 @@ def test_given_operations_decide_and_must_agree(workspace: Path) -> None:
     sandbox = BubblewrapSandbox(str(workspace), allow_network=True)
     with_sandbox = LocalExecOperations(sandbox=sandbox)
     definition = create_bash_tool(str(workspace), operations=with_sandbox)
-    assert definition.metadata == {"sandboxed": True}
+    assert definition.metadata["sandboxed"] is True
     assert "sandbox" in definition.description
     assert "network" not in definition.description
-    assert create_bash_tool(str(workspace), operations=LocalExecOperations()).metadata == {
-        "sandboxed": False
-    }
+    unsandboxed = create_bash_tool(str(workspace), operations=LocalExecOperations())
+    assert unsandboxed.metadata["sandboxed"] is False
     with pytest.raises(ValueError, match="sandbox=True"):
         create_bash_tool(str(workspace), operations=LocalExecOperations(), sandbox=True)
     with pytest.raises(ValueError, match="sandbox=False"):

@@ -11,7 +11,16 @@ from ._agent import Agent, AgentState, Listener
 from ._errors import AgentBusyError, ToolError
 from ._event_stream import AgentEventStream
 from ._loop import agent_loop, agent_loop_continue, default_convert_to_llm
+from ._result_cap import CAPS_OWN_RESULT
 from ._tool_decorator import tool
+from ._truncate import (
+    DEFAULT_MAX_BYTES,
+    DEFAULT_MAX_LINES,
+    TruncationResult,
+    format_size,
+    truncate_head,
+    truncate_tail,
+)
 from ._types import (
     AfterToolCallContext,
     AfterToolCallHook,
@@ -42,6 +51,9 @@ from ._types import (
 )
 
 __all__ = [
+    "CAPS_OWN_RESULT",
+    "DEFAULT_MAX_BYTES",
+    "DEFAULT_MAX_LINES",
     "AbortController",
     "AbortError",
     "AbortSignal",
@@ -74,11 +86,15 @@ __all__ = [
     "ToolExecutionEnd",
     "ToolExecutionStart",
     "ToolExecutionUpdate",
+    "TruncationResult",
     "TurnEnd",
     "TurnStart",
     "UpdateCallback",
     "agent_loop",
     "agent_loop_continue",
     "default_convert_to_llm",
+    "format_size",
     "tool",
+    "truncate_head",
+    "truncate_tail",
 ]

@@ -34,6 +34,7 @@ from tether.ai import (
 
 from ._eager import start_eagerly
 from ._errors import ToolError
+from ._result_cap import CAPS_OWN_RESULT, cap_result
 from ._types import (
     AfterToolCallContext,
     AfterToolCallResult,
@@ -298,6 +299,8 @@ class _Batch:
             is_error = True
         finally:
             call.settled = True
+        if not tool.metadata.get(CAPS_OWN_RESULT):
+            result = cap_result(result, self.config.max_result_lines, self.config.max_result_bytes)
         hook = self.config.after_tool_call
         if hook is not None:
             try:
@@ -367,7 +370,13 @@ class _Batch:
             self.close_with_error(call, message)
 
     def close_with_error(self, call: _Call, message: str, *, terminate: bool = False) -> _Call:
-        self.close(call, _error_result(message), True, terminate=terminate)
+        """Close ``call`` with an error of the pipeline's own; capped like a tool's result, as
+        it may quote what the model sent (invalid arguments)."""
+        config = self.config
+        result = cap_result(
+            _error_result(message), config.max_result_lines, config.max_result_bytes
+        )
+        self.close(call, result, True, terminate=terminate)
         return call
 
     def close(

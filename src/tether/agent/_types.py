@@ -24,6 +24,8 @@ from tether.ai import (
     ToolResultMessage,
 )
 
+from ._truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES
+
 __all__ = [
     "AfterToolCallContext",
     "AfterToolCallHook",
@@ -185,6 +187,11 @@ class AgentLoopConfig:
     system_prompt_for: Callable[[list[AgentTool]], str] | None = None
     """Builds the system prompt from the active tools: at the start of a run (replacing the
     context's) and whenever a result activates tools."""
+    max_result_lines: int | None = DEFAULT_MAX_LINES
+    max_result_bytes: int | None = DEFAULT_MAX_BYTES
+    """Every tool result's text is cut to these caps (``None``: no cap) before the
+    ``after_tool_call`` hook sees it, ending with a notice of what was cut — except for tools
+    whose ``metadata["caps_own_result"]`` is true (:data:`~tether.agent.CAPS_OWN_RESULT`)."""
 
     def __post_init__(self) -> None:
         check_loop_options(self)
@@ -204,6 +211,8 @@ class AgentOptions(TypedDict, total=False):
     stream_options: StreamOptions | None
     available_tools: Sequence[AgentTool]
     system_prompt_for: Callable[[list[AgentTool]], str] | None
+    max_result_lines: int | None
+    max_result_bytes: int | None
 
 
 _CALLABLE_OPTIONS = (
@@ -247,6 +256,12 @@ def check_loop_options(config: AgentLoopConfig) -> None:
     for tool in config.available_tools:
         if not isinstance(tool, AgentTool):
             raise TypeError(f"available_tools must hold AgentTools, got {type(tool).__name__}.")
+    for name in ("max_result_lines", "max_result_bytes"):
+        cap = getattr(config, name)
+        if cap is not None and (isinstance(cap, bool) or not isinstance(cap, int)):
+            raise TypeError(f"{name} must be an int or None, got {cap!r}.")
+        if cap is not None and cap < 1:
+            raise ValueError(f"{name} must be at least 1 (None: no cap), got {cap}.")
 
 
 @dataclass(slots=True)

@@ -12,6 +12,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any, Literal
 
+from tether.agent import CAPS_OWN_RESULT
 from tether.gate import Governance, Policies, Review, Verdict
 
 from ._definition import ToolDefinition
@@ -48,7 +49,8 @@ _ACCESS: dict[str, Literal["read", "write"]] = {
 
 
 def govern_builtin(definition: ToolDefinition, cwd: str) -> ToolDefinition:
-    """``definition`` with ``x-review`` on every parameter and its :class:`Governance`."""
+    """``definition`` with ``x-review`` on every parameter and its :class:`Governance`, marked
+    as capping its own results (the pipeline's cap would cut off its notices)."""
     name = definition.name
     exposure = _EXPOSURE[name]
     schema = dict(definition.parameters) if isinstance(definition.parameters, dict) else {}
@@ -65,7 +67,10 @@ def govern_builtin(definition: ToolDefinition, cwd: str) -> ToolDefinition:
     else:
         governance = Governance(policy_check=_path_check(cwd, _ACCESS[name]))
     return replace(
-        definition, parameters={**schema, "properties": properties}, governance=governance
+        definition,
+        parameters={**schema, "properties": properties},
+        governance=governance,
+        metadata={**definition.metadata, CAPS_OWN_RESULT: True},  # each cuts with its own notice
     )
 
 
