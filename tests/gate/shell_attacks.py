@@ -59,6 +59,8 @@ ATTACKS: list[tuple[str, str, str]] = [
     ("x=--pre=rm; rg $x .", "approve+", "splitting"),
     ("find . $(echo -delete)", "approve+", "splitting"),
     ("x='-delete'; find ~ $x", "deny", "splitting"),
+    ("d=build; for d in ~; do rm -rf $d; done", "deny", "splitting"),
+    ("for f in / build; do rm -rf \"$f\"; done", "deny", "splitting"),
     # --- the working directory moves ---------------------------------------------------------
     ("cd ~+/..; cd ~+/..; cd ~+/..; cd ~+/..; cd ~+/..; cd ~+/..; cat etc/shadow", "deny", "cd"),
     ("cd ~+/..; cd ~+/..; cat etc/shadow", "approve+", "cd"),

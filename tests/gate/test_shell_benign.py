@@ -65,15 +65,17 @@ def _bash_like(sandboxed: bool) -> AgentTool:
         "type": "object",
         "properties": {"command": {"type": "string", "x-review": "include"}},
     }
-    governance = Governance(policy_check=check, sandboxed=sandboxed)
+
+    def key(args: Any, policies: Policies) -> str:
+        return policies.shell.normalize(str(args["command"]))
+
+    governance = Governance(policy_check=check, action_key=key, sandboxed=sandboxed)
     return govern(AgentTool("bash", "Bash", "runs", schema, execute,
                             metadata={"governance": governance}))  # fmt: skip
 
 
-async def _asked(workspace: Path, sandboxed: bool) -> tuple[int, int]:
-    approver = ScriptedApprover(itertools.repeat("allow_once"))
-    gate = Gate("normal", approver, workspace=str(workspace))
-    calls = [faux_tool_call("bash", {"command": command}) for command in BENIGN]
+async def _run(gate: Gate, commands: list[str], sandboxed: bool = False) -> None:
+    calls = [faux_tool_call("bash", {"command": command}) for command in commands]
     fm = FauxModel([faux_message(*calls), faux_text("done")])
     stream = agent_loop(
         [UserMessage("go")],
@@ -83,6 +85,12 @@ async def _asked(workspace: Path, sandboxed: bool) -> tuple[int, int]:
         ),
     )
     await stream.result()
+
+
+async def _asked(workspace: Path, sandboxed: bool) -> tuple[int, int]:
+    approver = ScriptedApprover(itertools.repeat("allow_once"))
+    gate = Gate("normal", approver, workspace=str(workspace))
+    await _run(gate, BENIGN, sandboxed)
     denied = sum(record.outcome == "denied" for record in gate.records)
     return len(approver.requests), denied
 
@@ -98,3 +106,18 @@ async def test_approval_fatigue_in_normal_mode(workspace: Path) -> None:
     asked, denied = await _asked(workspace, sandboxed=True)
     print(f"{asked} with it")
     assert (asked, denied) == (0, 0)
+
+
+async def test_allowing_a_script_for_the_session_covers_only_the_same_structure(
+    workspace: Path,
+) -> None:
+    approver = ScriptedApprover(["allow_session"])
+    gate = Gate("normal", approver, workspace=str(workspace))
+    first = "d=build; rm -rf $d"
+    again = "d=build;   rm  -rf  $d"
+    other = "d=build; for d in ~; do rm -rf $d; done"
+    await _run(gate, [first, again, other])
+    assert [r.tool_name for r in approver.requests] == ["bash"]
+    assert [(r.decided_by, r.outcome) for r in gate.records] == [
+        ("approver", "allowed"), ("session", "allowed"), ("policy", "denied"),
+    ]  # fmt: skip

@@ -29,6 +29,7 @@ __all__ = [
 _LANGUAGE = Language(tree_sitter_bash.language())
 _REDIRECTS = frozenset({"file_redirect", "heredoc_redirect", "herestring_redirect"})
 _SUBSTITUTIONS = frozenset({"command_substitution", "process_substitution"})
+_MAX_LOOP_VALUES = 8
 _HOME = re.compile(r"\$HOME|\$\{HOME(:?[-=?][^}]*)?\}")  # $HOME, ${HOME}, ${HOME:?} ...
 
 
@@ -178,12 +179,29 @@ class _Walk:
             start = len(self.commands)
             self._children(node, ctx)
             self._emit(Word("[[", "[["), self._quoted_words(node), (), ctx, at=start)
+        elif kind == "for_statement":
+            self._for(node, ctx)
         elif kind == "comment":
             return
         else:
             if kind == "ERROR" or node.is_missing:
                 self.error = True
             self._children(node, ctx)
+
+    def _for(self, node: Node, ctx: _Context) -> None:
+        """``for NAME in WORDS; do BODY; done``: the body once after each literal value is
+        assigned (so ``for d in ~; do rm -rf $d; done`` is judged as ``rm -rf ~``)."""
+        variable = node.child_by_field_name("variable")
+        body = node.child_by_field_name("body")
+        indices = range(node.child_count)
+        values = [node.children[i] for i in indices if node.field_name_for_child(i) == "value"]
+        if variable is None or body is None or not values or len(values) > _MAX_LOOP_VALUES:
+            self._children(node, ctx)
+            return
+        name = self._text(variable)
+        for value in values:
+            self._emit(None, (), (Assignment(name, self.word(value, ctx)),), ctx)
+            self.visit(body, ctx)
 
     def _quoted_words(self, node: Node) -> tuple[Word, ...]:
         """The single-quoted words inside ``node`` (text ``[[`` evaluates: subscripts run)."""
