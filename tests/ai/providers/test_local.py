@@ -151,34 +151,6 @@ async def test_a_reply_may_be_text_when_tools_are_offered_and_the_choice_is_auto
     assert not message.text().startswith("{")
 
 
-@needs_model
-async def test_the_grammar_holds_a_call_to_enums_bounds_references_and_lengths() -> None:
-    schema = {
-        "type": "object",
-        "properties": {
-            "colour": {"enum": ["red", "green"]},
-            "count": {"type": "integer", "minimum": 3, "maximum": 7},
-            "ratio": {"type": "number", "exclusiveMinimum": 0},
-            "tags": {
-                "type": "array",
-                "items": {"$ref": "#/$defs/Tag"},
-                "minItems": 1,
-                "maxItems": 2,
-            },
-        },
-        "required": ["colour", "count", "ratio", "tags"],
-        "$defs": {"Tag": {"type": "string", "maxLength": 8}},
-    }
-    paint = Tool("paint", "Paint some boxes.", schema)
-    context = Context("", [UserMessage("Paint two boxes in blue, the tall ones.")], [paint])
-
-    _, message = await collect(context, options(80, tool_choice="required"))
-
-    assert message.stop_reason == "tool_use", message.content
-    (call,) = message.tool_calls()
-    assert validate_tool_arguments(paint, call) == call.arguments
-
-
 # -- end to end --------------------------------------------------------------------------------
 
 
@@ -236,6 +208,34 @@ async def test_the_agent_runs_a_tool_the_model_calls_and_the_run_completes(tmp_p
     assert answer.stop_reason in ("stop", "length") and answer.text()
     assert len(requests) == 2
     assert isinstance(requests[1].messages[-1], ToolResultMessage)
+
+
+@needs_model
+async def test_the_grammar_holds_a_call_to_enums_bounds_references_and_lengths() -> None:
+    schema = {
+        "type": "object",
+        "properties": {
+            "colour": {"enum": ["red", "green"]},
+            "count": {"type": "integer", "minimum": 3, "maximum": 7},
+            "ratio": {"type": "number", "exclusiveMinimum": 0},
+            "tags": {
+                "type": "array",
+                "items": {"$ref": "#/$defs/Tag"},
+                "minItems": 1,
+                "maxItems": 2,
+            },
+        },
+        "required": ["colour", "count", "ratio", "tags"],
+        "$defs": {"Tag": {"type": "string", "maxLength": 8}},
+    }
+    paint = Tool("paint", "Paint some boxes.", schema)
+    context = Context("", [UserMessage("Paint two boxes in blue, the tall ones.")], [paint])
+
+    _, message = await collect(context, options(80, tool_choice="required"))
+
+    assert message.stop_reason == "tool_use", message.content
+    (call,) = message.tool_calls()
+    assert validate_tool_arguments(paint, call) == call.arguments
 
 
 # -- text ----------------------------------------------------------------------------------------
@@ -334,6 +334,23 @@ async def test_an_abort_stops_the_generation_between_tokens() -> None:
     _, after = await collect(Context("", [UserMessage("Say hi.")]), options(3))
     assert after.stop_reason in ("stop", "length")
     assert time.perf_counter() - started < 5
+
+
+@needs_model
+async def test_an_abort_while_the_prompt_is_evaluated_ends_the_message_at_once() -> None:
+    controller = AbortController()
+    long_prompt = " ".join(f"item {n} is {n * 7 % 13}." for n in range(400))  # ~3,000 tokens
+    opts = StreamOptions(max_tokens=10, temperature=0.0, signal=controller.signal)
+    asyncio.get_running_loop().call_later(0.1, controller.abort)
+
+    started = time.perf_counter()
+    _, message = await collect(Context("", [UserMessage(long_prompt)]), opts)
+
+    assert message.stop_reason == "aborted"
+    assert message.content == []
+    assert time.perf_counter() - started < 0.5
+    _, after = await collect(Context("", [UserMessage("Say hi.")]), options(3))
+    assert after.stop_reason in ("stop", "length")
 
 
 async def test_an_abort_before_the_request_ends_it_at_once() -> None:

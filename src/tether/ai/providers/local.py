@@ -38,7 +38,7 @@ from ._errors import failure_text
 from ._local_prompt import call_head, chat_messages
 
 if TYPE_CHECKING:
-    from ._local_engine import Finished
+    from ._local_engine import Finished, GenerationRequest
 
 __all__ = [
     "BUNDLED_GGUF",
@@ -106,32 +106,13 @@ async def _stream(
         for event in assembler.fail("aborted", _ABORTED):
             yield event
         return
-    settings = _settings(context.tools, options)
-    problem = settings if isinstance(settings, str) else local_model_problem(model)
-    if problem is not None:
-        for event in assembler.fail("error", problem):
+    request = _request(model, context, options)
+    if isinstance(request, str):
+        for event in assembler.fail("error", request):
             yield event
         return
-    assert not isinstance(settings, str)
-    try:
-        from . import _local_engine as engine
-    except ImportError as exc:
-        for event in assembler.fail(
-            "error", _not_installed(f"llama-cpp-python cannot be imported ({exc})")
-        ):
-            yield event
-        return
+    from . import _local_engine as engine  # importable: _request checked
 
-    request = engine.GenerationRequest(
-        model_path=str(_model_path(model)),
-        context_window=model.context_window,
-        messages=chat_messages(context, settings.described),
-        max_tokens=options.max_tokens or model.max_tokens,
-        temperature=options.temperature or 0.0,
-        seed=settings.seed,
-        call_tools=settings.callable,
-        text_allowed=settings.text_allowed,
-    )
     loop = asyncio.get_running_loop()
     reports: asyncio.Queue[engine.Report] = asyncio.Queue()
     stop = threading.Event()
@@ -147,7 +128,7 @@ async def _stream(
         report(engine.Finished("aborted"))  # at once; the worker stops before its next token
 
     remove_listener = signal.add_listener(on_abort) if signal is not None else None
-    reader = _ReplyReader(assembler, [tool.name for tool in settings.callable])
+    reader = _ReplyReader(assembler, [tool.name for tool in request.call_tools])
     prompt_tokens = output_tokens = 0
     try:
         loop.run_in_executor(None, engine.run_generation, request, stop, report)
@@ -170,6 +151,30 @@ async def _stream(
         stop.set()
         if remove_listener is not None:
             remove_listener()
+
+
+def _request(model: Model, context: Context, options: StreamOptions) -> GenerationRequest | str:
+    """The generation to run, or why it cannot run."""
+    settings = _settings(context.tools, options)
+    if isinstance(settings, str):
+        return settings
+    problem = local_model_problem(model)
+    if problem is not None:
+        return problem
+    try:
+        from ._local_engine import GenerationRequest
+    except ImportError as exc:
+        return _not_installed(f"llama-cpp-python cannot be imported ({exc})")
+    return GenerationRequest(
+        model_path=str(_model_path(model)),
+        context_window=model.context_window,
+        messages=chat_messages(context, settings.described),
+        max_tokens=options.max_tokens or model.max_tokens,
+        temperature=options.temperature or 0.0,
+        seed=settings.seed,
+        call_tools=settings.callable,
+        text_allowed=settings.text_allowed,
+    )
 
 
 def _ending(finished: Finished, reader: _ReplyReader, assembler: MessageAssembler) -> Events:
