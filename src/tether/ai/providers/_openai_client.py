@@ -17,6 +17,7 @@ import openai
 
 from .._stream import StreamOptions
 from .._types import Model
+from ._client_cache import cached_client
 from ._errors import failure_text
 from ._keys import api_key_env
 
@@ -43,13 +44,18 @@ def missing_key_text(model: Model, api_key: str | None) -> str | None:
 
 
 def openai_client(model: Model, options: StreamOptions, api_key: str | None) -> openai.AsyncOpenAI:
-    """A client for one request: ``model.base_url``, the model's and the request's headers."""
+    """The client for ``model.base_url``, the key, the retries and the model's and the
+    request's headers — one per configuration and event loop, so turns reuse connections."""
     headers = {**model.headers, **(options.headers or {})}
-    return openai.AsyncOpenAI(
-        api_key=api_key or _NO_KEY,
-        base_url=model.base_url or None,
-        max_retries=options.max_retries,
-        default_headers=headers or None,
+    key = ("openai", model.base_url, api_key, options.max_retries, tuple(sorted(headers.items())))
+    return cached_client(
+        key,
+        lambda: openai.AsyncOpenAI(
+            api_key=api_key or _NO_KEY,
+            base_url=model.base_url or None,
+            max_retries=options.max_retries,
+            default_headers=headers or None,
+        ),
     )
 
 

@@ -28,6 +28,7 @@ from ._abort_guard import Aborted, AbortGuard
 from ._anthropic_events import PROVIDER, EventTranslator, StreamFailure, error_detail
 from ._anthropic_request import request_body
 from ._assembler import MessageAssembler
+from ._client_cache import cached_client
 from ._errors import failure_text, retry_delay, scrub_secrets
 from ._keys import api_key_env, api_key_for
 from ._sse import SSEDecoder
@@ -49,15 +50,24 @@ async def stream(
             yield event
         return
     guard = AbortGuard(options.signal)
-    client: anthropic.AsyncAnthropic | None = None
     try:
         guard.check()
         body = request_body(model, context, options)
-        client = anthropic.AsyncAnthropic(
-            api_key=api_key or "no-key",  # never None: the SDK would look for credentials itself
-            base_url=model.base_url,
-            max_retries=options.max_retries,
-            default_headers={**model.headers, **(options.headers or {})},
+        headers = {**model.headers, **(options.headers or {})}
+        client = cached_client(
+            (
+                "anthropic",
+                model.base_url,
+                api_key,
+                options.max_retries,
+                tuple(sorted(headers.items())),
+            ),
+            lambda: anthropic.AsyncAnthropic(
+                api_key=api_key or "no-key",  # never None: the SDK would look for credentials
+                base_url=model.base_url,
+                max_retries=options.max_retries,
+                default_headers=headers,
+            ),
         )
         retries = 0
         while True:
@@ -87,8 +97,6 @@ async def stream(
             yield event
     finally:
         guard.close()
-        if client is not None:
-            await client.close()
 
 
 async def _attempt(

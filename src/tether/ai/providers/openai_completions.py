@@ -14,13 +14,13 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncGenerator, AsyncIterator
-from contextlib import AsyncExitStack, aclosing, suppress
+from contextlib import AsyncExitStack, aclosing
 from typing import Any
 
 import httpx2
 import openai
 
-from .._stream import AssistantMessageEvent, StreamOptions
+from .._stream import AssistantMessageEvent, StreamDone, StreamError, StreamOptions
 from .._types import Context, Model
 from ._abort_guard import Aborted, AbortGuard
 from ._assembler import MessageAssembler
@@ -59,7 +59,6 @@ async def stream(
             yield event
         return
     guard = AbortGuard(options.signal)
-    client: openai.AsyncOpenAI | None = None
     try:
         guard.check()
         client = openai_client(model, options, api_key)
@@ -96,9 +95,6 @@ async def stream(
             yield event
     finally:
         guard.close()
-        if client is not None:
-            with suppress(Exception):  # a client that fails to close changes no message
-                await client.close()
 
 
 async def _attempt(
@@ -115,6 +111,7 @@ async def _attempt(
         stream=True,
         extra_body={key: value for key, value in body.items() if key not in _SDK_ARGUMENTS},
     )
+    final: list[AssistantMessageEvent] = []
     async with AsyncExitStack() as scope:
         response = await guard.wait(scope.enter_async_context(request))
         chunks = await scope.enter_async_context(aclosing(response.http_response.aiter_bytes()))
@@ -128,9 +125,14 @@ async def _attempt(
                 reader.fault = _dropped(exc)
                 return
             for event in feed(data):
-                yield event
-        for event in reader.end():
-            yield event
+                if isinstance(event, StreamDone | StreamError):
+                    final.append(event)
+                else:
+                    yield event
+        final.extend(reader.end())
+    # the response is released before the last event: a caller stops reading at ``done``
+    for event in final:
+        yield event
 
 
 def _dropped(exc: httpx2.TransportError) -> StreamFault:

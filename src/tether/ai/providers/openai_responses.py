@@ -53,24 +53,22 @@ async def stream(
     try:
         guard.check()
         body = request_body(model, context, options)
-        async with AsyncExitStack() as scope:
-            client = openai_client(model, options, api_key)
-            scope.push_async_callback(client.close)
-            for attempt in itertools.count(1):
-                reader = ResponsesEvents(assembler, model.provider, api_key)
-                try:
-                    async with _response_bytes(client, body, guard) as chunks:
-                        async for events in _server_events(chunks, reader, guard):
-                            if reader.finished:
-                                ending = events
-                            else:
-                                for event in events:
-                                    yield event
-                    break
-                except (httpx2.TransportError, OSError):
-                    if assembler.started or attempt > options.max_retries:
-                        raise
-                await guard.wait(asyncio.sleep(retry_delay(attempt)))
+        client = openai_client(model, options, api_key)
+        for attempt in itertools.count(1):
+            reader = ResponsesEvents(assembler, model.provider, api_key)
+            try:
+                async with _response_bytes(client, body, guard) as chunks:
+                    async for events in _server_events(chunks, reader, guard):
+                        if reader.finished:
+                            ending = events
+                        else:
+                            for event in events:
+                                yield event
+                break
+            except (httpx2.TransportError, OSError):
+                if assembler.started or attempt > options.max_retries:
+                    raise
+            await guard.wait(asyncio.sleep(retry_delay(attempt)))
     except Aborted:
         ending = assembler.fail("aborted", "The request was aborted")
     except openai.OpenAIError as exc:
@@ -95,8 +93,8 @@ async def _response_bytes(
     client: openai.AsyncOpenAI, body: dict[str, Any], guard: AbortGuard
 ) -> AsyncIterator[AsyncIterator[bytes]]:
     """The raw bytes of one streamed response; the SDK raises what failed before it began."""
+    request = client.responses.with_streaming_response.create(**body)
     async with AsyncExitStack() as scope:
-        request = client.responses.with_streaming_response.create(**body)
         response = await guard.wait(scope.enter_async_context(request))
         yield await scope.enter_async_context(aclosing(response.http_response.aiter_bytes()))
 
