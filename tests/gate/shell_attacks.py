@@ -94,6 +94,9 @@ ATTACKS: list[tuple[str, str, str]] = [
     ("rm -rf /b??", "deny", "glob"),
     ("rm -rf /u*r", "deny", "glob"),
     ("chmod -R 777 /e?c", "deny", "glob"),
+    ("/???/r? -rf ~", "deny", "glob"),
+    ("/usr/bin/[r]m -rf ~", "deny", "glob"),
+    ("cat /etc/sh*w", "deny", "glob"),
     # --- wrappers ----------------------------------------------------------------------------
     ("watch rm -rf ~", "deny", "wrapper"),
     ("watch -n 1 'rm -rf ~'", "deny", "wrapper"),
