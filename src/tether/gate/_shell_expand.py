@@ -110,9 +110,8 @@ def _sequence(body: str) -> list[str] | None:
         return None
     if first.lstrip("-").isdigit():
         a, b = int(first), int(last)
-        width = max(len(first), len(last)) if re.match(r"-?0\d", first + " " + last) else 0
-        if re.match(r"-?0\d", first) or re.match(r"-?0\d", last):
-            width = max(len(first), len(last))
+        padded = re.match(r"-?0\d", first) or re.match(r"-?0\d", last)
+        width = max(len(first), len(last)) if padded else 0
         numbers = range(a, b + 1, step) if a <= b else range(a, b - 1, -step)
         if len(numbers) > _MAX_FIELDS:
             return None
@@ -170,6 +169,8 @@ def _pieces(text: str, env: Environment) -> list[_Piece] | None:
             index = end + 1
         elif text.startswith("$'", index):
             end = _skip_quoted(text, index)
+            if end > len(text):
+                return None
             decoded = decode_escapes(text[index + 2 : end - 1]).partition("\x00")[0]
             pieces.append((decoded, True, False))
             index = end
@@ -187,7 +188,7 @@ def _pieces(text: str, env: Environment) -> list[_Piece] | None:
                 return None
             value, index = found
             pieces.append((value, False, True))
-        elif char in "`":
+        elif char == "`":
             return None
         else:
             pieces.append((char, False, False))

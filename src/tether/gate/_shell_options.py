@@ -402,7 +402,6 @@ def _jq(args: list[str]) -> Reading | Refusal:
 
 
 _TEST_UNARY = _words("-e -f -d -s -r -w -x -L -h -z -n -b -c -p -S -g -u -k -O -G -N")
-_TEST_BINARY = _words("= == != -eq -ne -lt -le -gt -ge -nt -ot -ef")
 
 
 def _test(args: list[str], bracket: bool) -> Reading | Refusal:
