@@ -65,7 +65,9 @@ def bundled_model_path() -> Path | None:
         spec = importlib.util.find_spec(_BUNDLED_PACKAGE)
     except (ImportError, ValueError):
         return None
-    for folder in (spec.submodule_search_locations or []) if spec is not None else []:
+    if spec is None or spec.submodule_search_locations is None:
+        return None
+    for folder in spec.submodule_search_locations:
         candidate = Path(folder) / BUNDLED_GGUF
         if candidate.is_file():
             return candidate
