@@ -1,6 +1,6 @@
-"""The ``tether`` command: print, JSON and RPC modes, the offline demo, sessions, models and the
-shell policy's verdict on a command. Each mode drives the run layer (:mod:`._runtime`); none
-holds agent logic."""
+"""The ``tether`` command: the interactive terminal, print, JSON and RPC modes, the offline demo,
+sessions, models and the shell policy's verdict on a command. Each mode drives the run layer
+(:mod:`._runtime`); none holds agent logic."""
 
 from __future__ import annotations
 
@@ -45,14 +45,13 @@ def _dispatch(args: object) -> int:
 
         return asyncio.run(run_rpc(settings))
     if prompt is None:
-        from ._runtime import CommandError
-
         if mode == "json":
+            from ._runtime import CommandError
+
             raise CommandError("--mode json needs a task: tether -p 'task' --mode json")
-        raise CommandError(
-            "the interactive terminal is not part of this version yet; run a task with "
-            "tether -p 'task', drive tether with --mode rpc, or try tether demo"
-        )
+        from ._interactive import run_interactive
+
+        return asyncio.run(run_interactive(settings))
     from ._print_mode import run_print
 
     task = _with_piped_stdin(prompt)

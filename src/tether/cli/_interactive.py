@@ -1,0 +1,247 @@
+"""``tether`` with no task: the interactive session a person works with.
+
+This module is the session loop only: it builds the run layer every mode uses
+(:func:`~._runtime.build_runtime`), hands the screen what to show (:class:`~._terminal_output.
+Transcript`, the status line) and turns what the person does into calls on the agent — a
+prompt, ``steer`` or ``follow_up`` while it works, ``abort``, or a ``/`` command. The screen is
+``prompt_toolkit`` (:mod:`._terminal_input`), or plain lines on a dumb terminal
+(:mod:`._interactive_plain`); neither holds agent logic.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+from dataclasses import replace
+from typing import Any, Protocol
+
+from tether import __version__
+
+from ._runtime import CommandError, RunSettings, Runtime, build_runtime
+from ._slash_commands import COMMANDS, SlashCommands
+from ._terminal_approver import ApprovalSurface, InlineApprover
+from ._terminal_output import Transcript
+from ._terminal_status import sandbox_state, status_line
+from ._terminal_style import Styler
+
+__all__ = ["run_interactive"]
+
+
+class Screen(ApprovalSurface, Protocol):
+    def width(self) -> int: ...
+    def write(self, lines: list[str]) -> None: ...
+    def invalidate(self) -> None: ...
+    def put_back(self, text: str) -> None: ...
+    async def run(self) -> None: ...
+    def exit(self) -> None: ...
+
+
+async def run_interactive(settings: RunSettings) -> int:
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        raise CommandError(
+            "the interactive terminal needs a terminal on stdin and stdout; run a task with "
+            "tether -p 'task', or drive tether with --mode rpc"
+        )
+    plain = os.environ.get("TERM", "") in ("", "dumb")
+    session = InteractiveSession(settings, plain=plain)
+    return await session.run()
+
+
+class InteractiveSession:
+    """One person's session: a runtime (replaced by ``/new``, ``/resume``, ``/fork``), the
+    screen, and the run in progress, if any."""
+
+    def __init__(self, settings: RunSettings, *, plain: bool) -> None:
+        self.settings = settings
+        self.plain = plain
+        self.styler = Styler(plain=plain, width=self._width)
+        self.transcript = Transcript(self.styler, {}, self._write)
+        self.screen: Screen = self._screen()
+        self.approver = InlineApprover(self.screen, self.transcript)
+        self.runtime: Runtime = build_runtime(settings, self.approver)
+        self._detach = self._attach(self.runtime)
+        self.commands = SlashCommands(self)
+        self.run_task: asyncio.Task[None] | None = None
+        self.transcript.on_change = self.screen.invalidate
+
+    # -- the loop --------------------------------------------------------------------------------
+
+    async def run(self) -> int:
+        self._banner()
+        try:
+            await self.screen.run()
+        finally:
+            if self.run_task is not None and not self.run_task.done():
+                self.runtime.agent.abort()
+                self.approver.abort()
+                await asyncio.gather(self.run_task, return_exceptions=True)
+            self._detach()
+            self.runtime.close()
+        return 0
+
+    def submit(self, text: str, kind: str) -> None:
+        """What the person sent: a command, a prompt, or a message queued for the run."""
+        agent = self.runtime.agent
+        if text.startswith("/") and not text.startswith("//"):
+            self.commands.run(text)
+            return
+        if self.is_running():
+            if kind == "follow_up":
+                agent.follow_up(text)
+                self.transcript.queued.append(("follow-up", text))
+            else:
+                agent.steer(text)
+                self.transcript.queued.append(("steering", text))
+            self.screen.invalidate()
+            return
+        self.start(text)
+
+    def start(self, text: str) -> None:
+        self.transcript.user(text)
+        self.run_task = asyncio.ensure_future(self._run(text))
+
+    async def _run(self, text: str) -> None:
+        self.approver.resume()
+        try:
+            await self.runtime.prompt(text)
+        except Exception as exc:  # the run layer failed: say so, keep the session
+            self.transcript.note(f"!! {type(exc).__name__}: {exc}", "bold red")
+        finally:
+            self.transcript.running = False
+            self.screen.invalidate()
+        self._after_run()
+
+    def _after_run(self) -> None:
+        left = [text for _, text in self.transcript.queued]
+        self.transcript.queued.clear()
+        self.runtime.agent.clear_queues()
+        if self.plain:
+            self.transcript.write([self.status(10_000)])
+        if not left:
+            return
+        if self.runtime.agent.state.error is not None or self._aborted():
+            self.screen.put_back("\n".join(left))
+            self.transcript.note("The queued messages are back in the input.", "yellow")
+        else:
+            self.start("\n\n".join(left))
+
+    def _aborted(self) -> bool:
+        from tether.ai import AssistantMessage
+
+        messages = self.runtime.agent.state.messages
+        last = messages[-1] if messages else None
+        return isinstance(last, AssistantMessage) and last.stop_reason == "aborted"
+
+    def interrupt(self) -> bool:
+        """Abort the running turn (bash trees die; every call still gets its result)."""
+        if not self.is_running():
+            return False
+        self.approver.abort()
+        self.runtime.agent.abort()
+        self.transcript.note("Aborting…", "yellow")
+        return True
+
+    def is_running(self) -> bool:
+        return self.run_task is not None and not self.run_task.done()
+
+    def quit(self) -> None:
+        self.interrupt()
+        self.screen.exit()
+
+    # -- what the screen shows -------------------------------------------------------------------
+
+    def _width(self) -> int:
+        return self.screen.width()
+
+    def _write(self, lines: list[str]) -> None:
+        self.screen.write(lines)
+
+    def status(self, width: int) -> str:
+        return status_line(self.runtime, self.styler, width)
+
+    def replace_runtime(self, settings: RunSettings) -> Runtime:
+        """Build a new runtime (``/new``, ``/resume``, ``/fork``); the old one is closed only
+        once the new one is ready, so a failure keeps the session as it was."""
+        runtime = build_runtime(settings, self.approver)
+        self._detach()
+        self.runtime.close()
+        self.settings, self.runtime = settings, runtime
+        self._detach = self._attach(runtime)
+        return runtime
+
+    def settings_for(self, **changes: Any) -> RunSettings:
+        cleared = replace(self.settings, continue_session=False, resume=None, session_path=None)
+        return replace(cleared, **changes)
+
+    def _attach(self, runtime: Runtime) -> Any:
+        self.transcript.definitions = runtime.definitions
+        return runtime.agent.subscribe(self.transcript)
+
+    def _banner(self) -> None:
+        runtime = self.runtime
+        styler = self.styler
+        session = runtime.session
+        where = session.id[:8] if session is not None else "not recorded"
+        self.transcript.write(
+            [
+                styler.join([("tether ", "bold"), (__version__, "dim")]),
+                styler.line(
+                    f"{runtime.model.provider}/{runtime.model.id} · gate {runtime.gate.mode} · "
+                    f"{sandbox_state(runtime)} · session {where}",
+                    "dim",
+                ),
+                styler.line(_home_relative(runtime.settings.cwd), "dim"),
+                styler.line(
+                    "Enter sends · Alt-Enter newline · Esc aborts · /help · Ctrl-D quits", "dim"
+                ),
+            ]
+        )
+        if runtime.resumed:
+            self.commands.replay()
+
+    def _screen(self) -> Screen:
+        if self.plain:
+            from ._interactive_plain import PlainScreen
+
+            return PlainScreen(self)
+        from tether.ai.providers import data_dir
+
+        from ._terminal_input import ScreenHooks, TerminalScreen, WorkspaceCompleter
+
+        hooks = ScreenHooks(
+            submit=self.submit,
+            interrupt=self.interrupt,
+            is_running=self.is_running,
+            live_lines=self.transcript.live_lines,
+            status_line=self.status,
+            expand=self.transcript.expand_last,
+            tick=self.transcript.tick,
+        )
+        completer = WorkspaceCompleter(
+            os.path.abspath(self.settings.cwd),
+            COMMANDS,
+            {"model": _model_refs, "thinking": _thinking_levels, "gate": _gate_modes},
+        )
+        return TerminalScreen(hooks, completer, os.path.join(data_dir(), "prompt_history"))
+
+
+def _home_relative(path: str) -> str:
+    home = os.path.expanduser("~")
+    return "~" + path[len(home) :] if path == home or path.startswith(home + os.sep) else path
+
+
+def _model_refs() -> list[str]:
+    from tether.ai.providers import list_models
+
+    return [f"{m.provider}/{m.id}" for m in list_models()]
+
+
+def _thinking_levels() -> list[str]:
+    from ._parser import THINKING_LEVELS
+
+    return list(THINKING_LEVELS)
+
+
+def _gate_modes() -> list[str]:
+    return ["strict", "normal", "review", "yolo"]

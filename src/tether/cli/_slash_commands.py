@@ -1,0 +1,266 @@
+"""The interactive terminal's ``/`` commands: each one a call on the run layer.
+
+``/model``, ``/thinking`` and ``/gate`` change the running session (the choice is recorded in
+the session file); ``/new``, ``/resume`` and ``/fork`` replace the session; ``/compact``
+summarises the older part of the context now; ``/export`` writes the session as HTML.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import Callable
+from typing import Any, Final, Protocol
+
+from tether.ai import AssistantMessage, TextContent, UserMessage
+
+from ._runtime import CommandError, RunSettings, Runtime
+from ._terminal_output import Transcript
+from ._terminal_style import Styler
+
+__all__ = ["COMMANDS", "SlashCommands"]
+
+COMMANDS: Final = {
+    "model": "Switch model: /model provider/id (without one: list models).",
+    "thinking": "Thinking level: /thinking off|minimal|low|medium|high.",
+    "gate": "Gate mode: /gate strict|normal|review|yolo (without one: what each does).",
+    "tools": "The active tools and how each is governed.",
+    "session": "This session: id, file, messages, tokens, cost.",
+    "resume": "List this directory's sessions; /resume N or ID resumes one.",
+    "fork": "Continue in a new session holding this one's history.",
+    "compact": "Summarise the older part of the context now.",
+    "export": "Write this session as one HTML page: /export [FILE].",
+    "new": "Start a new, empty session.",
+    "help": "These commands and the keys.",
+    "quit": "Leave tether (also Ctrl-D, or Ctrl-C twice).",
+}
+_WHILE_RUNNING: Final = frozenset({"help", "quit", "session", "tools", "gate"})
+_GATE_MODES: Final = {
+    "strict": "only calls the policies allow run; anything needing approval is denied",
+    "normal": "calls that need approval ask you (in the sandbox, bash runs unasked)",
+    "review": "an AI reviewer may allow calls that need approval; otherwise you are asked",
+    "yolo": "everything the policies do not deny runs unasked, except forced confirmations",
+}
+_REPLAYED_MESSAGES: Final = 6
+
+
+class CommandHost(Protocol):
+    runtime: Runtime
+    transcript: Transcript
+    styler: Styler
+
+    def is_running(self) -> bool: ...
+    def quit(self) -> None: ...
+    def replace_runtime(self, settings: RunSettings) -> Runtime: ...
+    def settings_for(self, **changes: Any) -> RunSettings: ...
+
+
+class SlashCommands:
+    def __init__(self, host: CommandHost) -> None:
+        self.host = host
+        self._listed: list[str] = []
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    def run(self, line: str) -> None:
+        name, _, argument = line[1:].strip().partition(" ")
+        argument = argument.strip()
+        handler: Callable[[str], None] | None = getattr(self, f"_{name}", None)
+        if name not in COMMANDS or handler is None:
+            self._say(f"Unknown command /{name}; /help lists them.", "red")
+            return
+        if self.host.is_running() and name not in _WHILE_RUNNING:
+            self._say(f"/{name} waits until the agent is done (Esc aborts it).", "yellow")
+            return
+        try:
+            handler(argument)
+        except CommandError as exc:
+            self._say(str(exc), "red")
+
+    # -- the commands ----------------------------------------------------------------------------
+
+    def _help(self, argument: str) -> None:
+        lines = [f"/{name:<9} {text}" for name, text in COMMANDS.items()]
+        lines += [
+            "Keys: Enter sends · Alt-Enter or Shift-Enter or Ctrl-J newline · while working, "
+            "Enter queues steering and Alt-Enter a follow-up · Esc or Ctrl-C aborts · Ctrl-O "
+            "expands the last collapsed output · @ completes files · Ctrl-D quits."
+        ]
+        self.host.transcript.write(self.host.styler.block("\n".join(lines), "", "  "))
+
+    def _quit(self, argument: str) -> None:
+        self.host.quit()
+
+    def _model(self, argument: str) -> None:
+        from tether.ai.providers import list_models
+
+        from ._model_choice import choose_model
+
+        runtime = self.host.runtime
+        current = f"{runtime.model.provider}/{runtime.model.id}"
+        if not argument:
+            refs = [f"{m.provider}/{m.id}" for m in list_models()]
+            lines = [f"{'●' if ref == current else ' '} {ref}" for ref in refs]
+            self.host.transcript.write(self.host.styler.block("\n".join(lines), "", "  "))
+            self._say("Switch with /model provider/id.")
+            return
+        model = choose_model(argument)
+        runtime.set_model(model)
+        self._say(f"Model: {current} → {model.provider}/{model.id}", "green")
+
+    def _thinking(self, argument: str) -> None:
+        from ._parser import THINKING_LEVELS
+
+        if argument not in THINKING_LEVELS:
+            level = self.host.runtime.thinking or "off"
+            raise CommandError(f"Thinking is {level}; choose one of {', '.join(THINKING_LEVELS)}.")
+        self.host.runtime.set_thinking(argument)
+        self._say(f"Thinking: {argument}", "green")
+
+    def _gate(self, argument: str) -> None:
+        gate = self.host.runtime.gate
+        if argument not in _GATE_MODES:
+            lines = [f"{'●' if m == gate.mode else ' '} {m:<7} {t}" for m, t in _GATE_MODES.items()]
+            self.host.transcript.write(self.host.styler.block("\n".join(lines), "", "  "))
+            self._say("Switch with /gate MODE; policy denials stay denied in every mode.")
+            return
+        before, gate.mode = gate.mode, argument  # type: ignore[assignment]
+        self._say(f"Gate: {before} → {argument}", "bold red" if argument == "yolo" else "green")
+
+    def _tools(self, argument: str) -> None:
+        runtime = self.host.runtime
+        lines = []
+        for tool in runtime.agent.state.tools:
+            definition = runtime.definitions.get(tool.name)
+            governance = getattr(definition, "governance", None)
+            notes = []
+            if tool.metadata.get("sandboxed") is not None:
+                notes.append("sandboxed" if tool.metadata["sandboxed"] else "not sandboxed")
+            if getattr(governance, "default_confirm", False):
+                notes.append("always asks")
+            if governance is None:
+                notes.append("no governance declared")
+            lines.append(
+                f"{tool.name:<6} {tool.label}" + (f" ({', '.join(notes)})" if notes else "")
+            )
+        lines.append(f"gate {runtime.gate.mode}: {_GATE_MODES[runtime.gate.mode]}")
+        self.host.transcript.write(self.host.styler.block("\n".join(lines), "", "  "))
+
+    def _session(self, argument: str) -> None:
+        runtime = self.host.runtime
+        session = runtime.session
+        if session is None:
+            self._say("This session is not recorded (--no-session).")
+            return
+        messages = runtime.agent.state.messages
+        thinking = runtime.thinking or "off"
+        lines = [
+            f"id       {session.id}",
+            f"file     {session.path}",
+            f"name     {session.name or '-'}",
+            f"messages {len(messages)}",
+            f"model    {runtime.model.provider}/{runtime.model.id}, thinking {thinking}",
+        ]
+        self.host.transcript.write(self.host.styler.block("\n".join(lines), "", "  "))
+
+    def _resume(self, argument: str) -> None:
+        from tether.session import SessionStore
+
+        runtime = self.host.runtime
+        store = SessionStore(runtime.settings.sessions_dir)
+        if not argument:
+            infos = store.list(runtime.settings.cwd)
+            current = runtime.session.id if runtime.session is not None else None
+            self._listed = [info.id for info in infos]
+            if not infos:
+                self._say("No sessions in this directory yet.")
+                return
+            lines = []
+            for number, info in enumerate(infos[:20], 1):
+                mark = "●" if info.id == current else " "
+                first = " ".join(info.first_message.split())[:50] or "(empty)"
+                label = info.name or first
+                lines.append(
+                    f"{mark} {number:>2}  {info.id[:8]}  {info.message_count:>3} msgs  {label}"
+                )
+            self.host.transcript.write(self.host.styler.block("\n".join(lines), "", "  "))
+            self._say("Resume with /resume N (or an id prefix).")
+            return
+        chosen = argument
+        if argument.isdigit() and 0 < int(argument) <= len(self._listed):
+            chosen = self._listed[int(argument) - 1]
+        resumed = self.host.replace_runtime(self.host.settings_for(resume=chosen))
+        if resumed.session is not None:
+            self._say(f"Resumed session {resumed.session.id[:8]}.", "green")
+        self.replay()
+
+    def _fork(self, argument: str) -> None:
+        session = self.host.runtime.session
+        if session is None:
+            raise CommandError("There is no session file to fork (--no-session).")
+        forked = session.fork()
+        forked.close()
+        runtime = self.host.replace_runtime(self.host.settings_for(session_path=forked.path))
+        assert runtime.session is not None
+        self._say(f"Forked {session.id[:8]} into {runtime.session.id[:8]}.", "green")
+
+    def _new(self, argument: str) -> None:
+        runtime = self.host.replace_runtime(self.host.settings_for())
+        where = runtime.session.id[:8] if runtime.session is not None else "not recorded"
+        self._say(f"New session {where}.", "green")
+
+    def _compact(self, argument: str) -> None:
+        runtime = self.host.runtime
+
+        async def compact() -> None:
+            compactor = runtime.compactor
+            before = compactor.compactions
+            compactor.force_next = True
+            await compactor(list(runtime.agent.state.messages), None)
+            compactor.force_next = False
+            if compactor.compactions > before:
+                self._say("Compacted: the older part of the context is now a summary.", "green")
+            else:
+                self._say("Nothing to compact yet.")
+
+        self._say("Compacting…")
+        task = asyncio.ensure_future(compact())
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    def _export(self, argument: str) -> None:
+        from ._html_export import session_html
+
+        session = self.host.runtime.session
+        if session is None:
+            raise CommandError("There is no session to export (--no-session).")
+        path = os.path.abspath(argument or f"tether-{session.id[:8]}.html")
+        with open(path, "w", encoding="utf-8") as handle:
+            handle.write(session_html(session))
+        self._say(f"Exported to {path}", "green")
+
+    # -- showing ---------------------------------------------------------------------------------
+
+    def replay(self) -> None:
+        """The last messages of a resumed session, so the person sees where it stands."""
+        messages = [
+            m
+            for m in self.host.runtime.agent.state.messages
+            if isinstance(m, UserMessage | AssistantMessage)
+        ]
+        shown = messages[-_REPLAYED_MESSAGES:]
+        if len(messages) > len(shown):
+            self._say(f"… {len(messages) - len(shown)} earlier messages")
+        for message in shown:
+            if isinstance(message, UserMessage):
+                content = message.content
+                text = (
+                    content
+                    if isinstance(content, str)
+                    else " ".join(b.text for b in content if isinstance(b, TextContent))
+                )
+                self.host.transcript.user(text)
+            elif message.text().strip():
+                self.host.transcript.write(self.host.styler.markdown(message.text().strip()))
+
+    def _say(self, text: str, style: str = "dim") -> None:
+        self.host.transcript.note(text, style)

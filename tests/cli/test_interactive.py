@@ -1,0 +1,242 @@
+"""``tether`` with no task, in a real terminal (tmux) against a scripted loopback server."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import psutil
+import pytest
+from tests.ai.providers.loopback import LoopbackServer, Reply
+
+from .support import MODEL, TETHER, environment, text_reply, tool_reply, write_models_toml
+from .tmux import TmuxPane
+
+
+@dataclass
+class Terminal:
+    pane: TmuxPane
+    server: LoopbackServer
+    home: Path
+    project: Path
+
+    def request_texts(self, index: int) -> str:
+        """Everything the model was sent in request ``index``, as one JSON text."""
+        return json.dumps(self.server.requests[index].json()["messages"])
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    path = tmp_path / "project"
+    path.mkdir()
+    return path
+
+
+@pytest.fixture
+def launch(tmp_path: Path, project: Path):
+    """``async with launch(replies, *options) as terminal:`` — tether in a tmux pane."""
+
+    @asynccontextmanager
+    async def launch(
+        replies: list[Reply],
+        *extra: str,
+        width: int = 100,
+        sandbox: bool = False,
+        more_models: tuple[str, ...] = (),
+    ) -> AsyncIterator[Terminal]:
+        home = tmp_path / "home"
+        options = [*extra] if sandbox else ["--no-sandbox", *extra]
+        async with LoopbackServer(replies) as server:
+            write_models_toml(home, server.url)
+            with open(home / "models.toml", "a", encoding="utf-8") as handle:
+                for model_id in more_models:
+                    handle.write(f'\n[[providers.loopback.models]]\nid = "{model_id}"\n')
+            pane = TmuxPane(width=width, height=30)
+            pane.start(
+                [TETHER, "--model", MODEL, *options], cwd=str(project), env=environment(home)
+            )
+            try:
+                await pane.wait_for("ctx 0%")  # the status line: the input is ready
+                yield Terminal(pane, server, home, project)
+            finally:
+                pane.close()
+
+    return launch
+
+
+async def send(pane: TmuxPane, text: str) -> None:
+    pane.type(text)
+    pane.send("Enter")
+
+
+async def test_a_prompt_shows_the_streamed_answer(launch) -> None:
+    async with launch([text_reply("Hello from **tether**, streamed in pieces.")]) as terminal:
+        pane = terminal.pane
+        await send(pane, "say hello")
+        text = await pane.wait_for("streamed in pieces.")
+        assert "> say hello" in text
+        assert "Hello from tether" in text  # Markdown: the bold markers are not shown
+        assert "gate normal" in text and "sandbox off" in text and MODEL in text
+
+
+async def test_y_allows_a_command_once_and_its_output_is_shown(launch) -> None:
+    command = "mkdir -p out && echo made-out-$((6*7))"
+    replies = [tool_reply(("c1", "bash", {"command": command})), text_reply("Made the folder.")]
+    async with launch(replies) as terminal:
+        pane = terminal.pane
+        await send(pane, "make a folder")
+        asking = await pane.wait_for("y allow once")
+        assert "Approval needed" in asking and "not on the read-only list" in asking
+        assert '"mkdir -p out && echo made-out-$((6*7))"' in asking
+        pane.type("y")
+        text = await pane.wait_for("Made the folder.")
+        assert "allowed once" in text
+        assert "made-out-42" in text and "exit 0" in text
+        assert (terminal.project / "out").is_dir()
+
+
+async def test_n_denies_and_the_model_sees_why(launch) -> None:
+    replies = [
+        tool_reply(("c1", "bash", {"command": "touch forbidden.txt"})),
+        text_reply("Understood, I left the file alone."),
+    ]
+    async with launch(replies) as terminal:
+        pane = terminal.pane
+        await send(pane, "touch a file")
+        await pane.wait_for("y allow once")
+        pane.type("n")
+        text = await pane.wait_for("I left the file alone.")
+        assert "denied once" in text and "Denied by a person (deny_once)" in text
+        assert not (terminal.project / "forbidden.txt").exists()
+        assert "Denied by a person" in terminal.request_texts(1)
+
+
+async def test_a_allows_for_the_session_so_the_same_command_runs_unasked(launch) -> None:
+    replies = [
+        tool_reply(("c1", "bash", {"command": "mkdir -p out && echo first-run"})),
+        tool_reply(("c2", "bash", {"command": 'mkdir -p "out" && echo "first-run"'})),
+        text_reply("Ran it twice."),
+    ]
+    async with launch(replies) as terminal:
+        pane = terminal.pane
+        await send(pane, "run it twice")
+        await pane.wait_for("y allow once")
+        pane.type("a")
+        text = await pane.wait_for("Ran it twice.")
+        assert text.count("allowed for this session") == 1
+        assert text.count("asked because") == 1
+        assert text.count("first-run") >= 2
+
+
+def _sleepers() -> list[psutil.Process]:
+    """The two ``sleep`` processes of the aborted command (and nothing else)."""
+    found = []
+    for process in psutil.process_iter(["cmdline"]):
+        if (process.info["cmdline"] or [])[:2] in (["sleep", "41.5"], ["sleep", "42.5"]):
+            found.append(process)
+    return found
+
+
+async def test_esc_aborts_a_long_command_its_process_tree_dies_and_the_prompt_is_back(
+    launch,
+) -> None:
+    replies = [
+        tool_reply(("c1", "bash", {"command": "sleep 41.5 | sleep 42.5"})),
+        text_reply("Back again."),
+    ]
+    async with launch(replies) as terminal:
+        pane = terminal.pane
+        await send(pane, "wait a while")
+        await pane.wait_for("Esc to abort", whole=False)
+        deadline = time.monotonic() + 5
+        while len(_sleepers()) < 2 and time.monotonic() < deadline:
+            await asyncio.sleep(0.05)
+        assert len(_sleepers()) == 2
+        pane.send("Escape")
+        await pane.wait_for("aborted")
+        deadline = time.monotonic() + 5
+        while _sleepers() and time.monotonic() < deadline:
+            await asyncio.sleep(0.05)
+        assert _sleepers() == []
+        await pane.wait_for(lambda screen: "Esc to abort" not in screen, whole=False)
+        assert len(terminal.server.requests) == 1
+        await send(pane, "still there?")
+        await pane.wait_for("Back again.")
+        assert "still there?" in terminal.request_texts(1)
+
+
+async def test_a_message_typed_while_a_tool_runs_is_queued_and_delivered_after_the_batch(
+    launch,
+) -> None:
+    replies = [
+        tool_reply(("c1", "bash", {"command": "sleep 1.5 && echo batch-five-done"})),
+        text_reply("Steered answer."),
+    ]
+    async with launch(replies) as terminal:
+        pane = terminal.pane
+        await send(pane, "start a batch")
+        await pane.wait_for("Esc to abort", whole=False)
+        await send(pane, "also look at the tests")
+        queued = await pane.wait_for("queued (steering): also look at the tests")
+        assert "│ batch-five-done" not in queued
+        text = await pane.wait_for("Steered answer.")
+        assert "steering, delivered" in text
+        *_, result, steering = terminal.server.requests[1].json()["messages"]
+        assert result["role"] == "tool" and "batch-five-done" in json.dumps(result)
+        assert steering["role"] == "user" and "also look at the tests" in json.dumps(steering)
+
+
+async def test_slash_model_switches_the_model(launch) -> None:
+    replies = [text_reply("Answered by the other model.")]
+    async with launch(replies, more_models=("other",)) as terminal:
+        pane = terminal.pane
+        await send(pane, "/model loopback/other")
+        await pane.wait_for("loopback/scripted → loopback/other")
+        await pane.wait_for("loopback/other · ", whole=False)
+        await send(pane, "who are you")
+        await pane.wait_for("Answered by the other model.")
+        assert terminal.server.requests[0].json()["model"] == "other"
+
+
+async def test_slash_resume_lists_sessions_and_resumes_one(launch) -> None:
+    replies = [text_reply("First answer."), text_reply("Second answer.")]
+    async with launch(replies) as terminal:
+        pane = terminal.pane
+        await send(pane, "the first session prompt")
+        await pane.wait_for("First answer.")
+        await send(pane, "/new")
+        await pane.wait_for("New session")
+        await send(pane, "/resume")
+        listing = await pane.wait_for("Resume with /resume N")
+        line = next(row for row in listing.splitlines() if "msgs  the first session" in row)
+        number = line.split()[0]
+        await send(pane, f"/resume {number}")
+        await pane.wait_for("Resumed session")
+        await send(pane, "and now?")
+        await pane.wait_for("Second answer.")
+        history = terminal.request_texts(1)
+        assert "the first session prompt" in history and "First answer." in history
+
+
+async def test_resizing_to_60_columns_keeps_the_screen_clean(launch) -> None:
+    answer = "Resizing works: " + " ".join(f"word{n}" for n in range(40)) + "."
+    async with launch([text_reply(answer)]) as terminal:
+        pane = terminal.pane
+        pane.resize(60, 30)
+        await asyncio.sleep(0.3)
+        await send(pane, "a long answer please")
+        await pane.wait_for("word39.")
+        screen = pane.screen()
+        lines = screen.splitlines()
+        assert all(len(line) <= 60 for line in lines)
+        status = [line for line in lines if "gate normal" in line]
+        assert len(status) == 1 and "sandbox off" in status[0]
+        rules = [line for line in lines if line.startswith("─")]
+        assert rules == ["─" * 60]
+        shown = " ".join(pane.history().split())
+        assert " ".join(f"word{n}" for n in range(40)) in shown
