@@ -1,5 +1,5 @@
-"""The subcommands (``models``, ``check-command``, ``sessions``, ``demo``) and the translation of
-parsed options into :class:`RunSettings`."""
+"""The subcommands (``models``, ``check-command``, ``sessions``, ``demo``, ``mcp``) and the
+translation of parsed options into :class:`RunSettings`."""
 
 from __future__ import annotations
 
@@ -13,14 +13,7 @@ __all__ = ["run_command", "settings_from"]
 
 
 def settings_from(args: Any) -> RunSettings:
-    from ._parser import DEFAULT_TOOLS, TOOL_NAMES
-
-    tools = tuple(t.strip() for t in (args.tools or DEFAULT_TOOLS).split(",") if t.strip())
-    unknown = [t for t in tools if t not in TOOL_NAMES]
-    if unknown:
-        raise CommandError(
-            f"--tools: unknown tool(s) {', '.join(unknown)}; choose from {', '.join(TOOL_NAMES)}"
-        )
+    tools = _tool_names(args.tools)
     if args.remote:
         raise CommandError("--remote: remote hands are not part of this version yet")
     return RunSettings(
@@ -39,6 +32,18 @@ def settings_from(args: Any) -> RunSettings:
     )
 
 
+def _tool_names(option: str | None) -> tuple[str, ...]:
+    from ._parser import DEFAULT_TOOLS, TOOL_NAMES
+
+    tools = tuple(t.strip() for t in (option or DEFAULT_TOOLS).split(",") if t.strip())
+    unknown = [t for t in tools if t not in TOOL_NAMES]
+    if unknown:
+        raise CommandError(
+            f"--tools: unknown tool(s) {', '.join(unknown)}; choose from {', '.join(TOOL_NAMES)}"
+        )
+    return tools
+
+
 def run_command(args: Any) -> int:
     if args.command == "check-command":
         return _check_command(args.script, args.workspace)
@@ -54,7 +59,36 @@ def run_command(args: Any) -> int:
         from ._demo import run_demo
 
         return asyncio.run(run_demo())
+    if args.command == "mcp":
+        return _mcp(args)
     raise CommandError(f"unknown command {args.command!r}")
+
+
+def _mcp(args: Any) -> int:
+    import asyncio
+
+    from tether import mcp
+
+    if args.action == "serve":
+        cwd = os.path.abspath(args.cwd or os.getcwd())
+        if not os.path.isdir(cwd):
+            raise CommandError(f"--cwd {args.cwd}: not a directory")
+        return asyncio.run(
+            mcp.serve(
+                transport=args.transport,
+                port=args.port,
+                mode=args.gate,
+                tool_names=_tool_names(args.tools),
+                cwd=cwd,
+                sandbox=False if args.no_sandbox else None,
+            )
+        )
+    try:
+        if args.action == "list":
+            return mcp.print_server_list(sys.stdout)
+        return mcp.accept_tools(args.server, args.tool, sys.stdout)
+    except mcp.McpConfigError as exc:
+        raise CommandError(str(exc)) from None
 
 
 def _check_command(script: str, workspace: str | None) -> int:

@@ -27,6 +27,7 @@ commands:
   tether sessions list|show ID|export ID --html FILE
   tether models                       known and configured models
   tether check-command 'CMD'          how the shell policy judges a command
+  tether mcp serve|list|accept        tether's tools as an MCP server; configured MCP servers
 
 In print and json modes nobody can answer an approval: a call that needs one is denied
 (fail closed) unless --gate yolo. Without --model: the configured default, else Anthropic or
@@ -94,4 +95,21 @@ def build_parser() -> argparse.ArgumentParser:
     export = actions.add_parser("export", help="write a session as one HTML page")
     export.add_argument("id", metavar="ID")
     export.add_argument("--html", metavar="FILE", required=True)
+    _add_mcp_commands(commands)
     return parser
+
+
+def _add_mcp_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    mcp = commands.add_parser("mcp", help="MCP: serve tether's tools, list or accept servers")
+    actions = mcp.add_subparsers(dest="action", metavar="ACTION", required=True)
+    serve = actions.add_parser("serve", help="the governed tools as an MCP server")
+    serve.add_argument("--transport", choices=("stdio", "http"), default="stdio")
+    serve.add_argument("--port", type=int, default=8000, help="HTTP port on 127.0.0.1 (0: any)")
+    serve.add_argument("--gate", choices=GATE_MODES, default="normal", help="gate mode (normal)")
+    serve.add_argument("--tools", default=None, metavar="LIST", help=f"default {DEFAULT_TOOLS}")
+    serve.add_argument("--cwd", metavar="DIR", help="workspace (default: here)")
+    serve.add_argument("--no-sandbox", action="store_true", help="run bash without bubblewrap")
+    actions.add_parser("list", help="configured MCP servers, their tools and pin status")
+    accept = actions.add_parser("accept", help="accept a server's current tool definitions")
+    accept.add_argument("server", metavar="SERVER")
+    accept.add_argument("tool", metavar="TOOL", nargs="?", help="only this tool")

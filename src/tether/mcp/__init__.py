@@ -1,0 +1,49 @@
+"""MCP both ways, through the official ``mcp`` SDK (the ``tether[mcp]`` extra).
+
+- Server: :func:`serve` publishes the governed coding tools (``tether mcp serve``); every call
+  passes tether's own validation and gate (:func:`build_server`), and the host's confirmation is
+  never an approval.
+- Client: :class:`McpClients` connects the servers of ``config.toml``
+  (:func:`load_server_configs`) and turns their tools into governed tools ``mcp__SERVER__TOOL``
+  whose definitions are pinned by digest (:class:`PinStore`); ``tether mcp list`` and
+  ``tether mcp accept`` (:func:`print_server_list`, :func:`accept_tools`) show and accept them.
+
+The SDK is imported only when a server or connection starts, so importing this package is cheap.
+"""
+
+from ._annotations import READ_ONLY_TOOLS, annotations_for
+from ._client import McpClients, ServerState, tool_definition, tool_name_for
+from ._commands import accept_tools, print_server_list
+from ._config import McpConfigError, McpServerConfig, Trust, config_path, load_server_configs
+from ._connection import ServerConnection, ServerGone
+from ._pins import PinCheck, PinStatus, PinStore, definition_digest
+from ._serve import HTTP_HOST, HTTP_PATH, governed_tools, serve
+from ._server import NO_APPROVAL_CHANNEL, build_server
+
+__all__ = [
+    "HTTP_HOST",
+    "HTTP_PATH",
+    "NO_APPROVAL_CHANNEL",
+    "READ_ONLY_TOOLS",
+    "McpClients",
+    "McpConfigError",
+    "McpServerConfig",
+    "PinCheck",
+    "PinStatus",
+    "PinStore",
+    "ServerConnection",
+    "ServerGone",
+    "ServerState",
+    "Trust",
+    "accept_tools",
+    "annotations_for",
+    "build_server",
+    "config_path",
+    "definition_digest",
+    "governed_tools",
+    "load_server_configs",
+    "print_server_list",
+    "serve",
+    "tool_definition",
+    "tool_name_for",
+]

@@ -1,0 +1,65 @@
+"""``tether mcp serve``: the governed coding tools over stdio or streamable HTTP.
+
+stdio has no terminal to ask a person, and tether has no approval channel over MCP: a call that
+needs approval is denied with :data:`NO_APPROVAL_CHANNEL` as its reason, whatever the host's own
+confirmation said. HTTP listens on 127.0.0.1 only, at ``/mcp``; ``--port 0`` picks a free port,
+and the address is printed on stderr once the socket is listening.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import sys
+from collections.abc import Sequence
+from typing import Literal, TextIO
+
+from tether.agent import AgentTool
+from tether.gate import Gate, Mode
+from tether.tools import create_coding_tools, wrap_tool_definition
+
+from ._server import NO_APPROVAL_CHANNEL, build_server
+
+__all__ = ["HTTP_HOST", "HTTP_PATH", "governed_tools", "serve"]
+
+HTTP_HOST = "127.0.0.1"
+HTTP_PATH = "/mcp"
+
+
+def governed_tools(cwd: str, names: Sequence[str], *, sandbox: bool | None) -> list[AgentTool]:
+    return [wrap_tool_definition(d) for d in create_coding_tools(cwd, names=names, sandbox=sandbox)]
+
+
+async def serve(
+    *,
+    transport: Literal["stdio", "http"],
+    port: int,
+    mode: Mode,
+    tool_names: Sequence[str],
+    cwd: str,
+    sandbox: bool | None = None,
+    stderr: TextIO = sys.stderr,
+) -> int:
+    """Serve until the host disconnects (stdio) or the process is interrupted (HTTP)."""
+    cwd = os.path.realpath(cwd)
+    gate = Gate(mode, None, workspace=cwd, no_approver_hint=NO_APPROVAL_CHANNEL)
+    server = build_server(governed_tools(cwd, tool_names, sandbox=sandbox), gate)
+    if transport == "stdio":
+        from mcp.server.stdio import stdio_server
+
+        async with stdio_server() as (read_stream, write_stream):
+            await server.run(read_stream, write_stream, server.create_initialization_options())
+        return 0
+    import uvicorn
+
+    app = server.streamable_http_app(streamable_http_path=HTTP_PATH, host=HTTP_HOST)
+    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    listener.bind((HTTP_HOST, port))
+    listener.listen(128)
+    bound = listener.getsockname()[1]
+    stderr.write(f"tether mcp serve: listening on http://{HTTP_HOST}:{bound}{HTTP_PATH}\n")
+    stderr.flush()
+    config = uvicorn.Config(app, log_level="warning", lifespan="on")
+    await uvicorn.Server(config).serve(sockets=[listener])
+    return 0

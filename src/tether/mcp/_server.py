@@ -1,0 +1,161 @@
+"""tether's governed tools as an MCP server (the official SDK's low-level ``Server``).
+
+What a host sees of a tool is what a model would: its name, description and schema with every
+``x-review`` stripped (plus the injected ``confirm``), and annotations derived from tether's own
+governance. Every call runs the whole pipeline — validation, the gate, execution with progress
+sent as MCP progress notifications, the after hook that masks secrets — and a denial or failure
+is a result with ``isError`` carrying the reason. The host's own confirmation is not an approval:
+a call that needs a person asks tether's approver, and with none (stdio has no terminal) it is
+denied with a reason saying so. A cancelled request aborts its call; bash kills its process tree.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from tether.agent import AbortController, AgentEvent, AgentTool, ToolExecutionUpdate, run_tool_call
+from tether.ai import ImageContent, TextContent, ToolCall, ToolResultMessage, parameters_schema
+from tether.gate import Gate
+
+from ._annotations import annotations_for
+
+if TYPE_CHECKING:
+    import mcp_types
+    from mcp.server import Server, ServerRequestContext
+
+__all__ = ["NO_APPROVAL_CHANNEL", "build_server", "to_call_result"]
+
+NO_APPROVAL_CHANNEL = (
+    "tether mcp serve has no approval channel: the MCP host's own confirmation is not an "
+    "approval, and nobody can answer one here. Rerun the server with --gate yolo to run such "
+    "calls unasked, or use tether itself (interactive or rpc mode) to approve them."
+)
+"""The reason a call that needs a person is denied by a server started without an approver."""
+
+_CANCEL_GRACE = 5.0
+"""How long a cancelled call may take to stop (bash needs a moment to kill its tree)."""
+
+
+def build_server(tools: Sequence[AgentTool], gate: Gate, *, name: str = "tether") -> Server[Any]:
+    """A low-level MCP server publishing ``tools`` (in their model-facing, governed form)."""
+    import mcp_types as types
+    from mcp.server import Server
+
+    from tether import __version__
+
+    by_name = {tool.name: tool for tool in tools}
+    listing = types.ListToolsResult(
+        tools=[
+            types.Tool(
+                name=tool.name,
+                description=tool.description,
+                input_schema=parameters_schema(tool.parameters),
+                annotations=types.ToolAnnotations(**annotations_for(tool)),
+            )
+            for tool in tools
+        ]
+    )
+    call_ids = itertools.count(1)
+
+    async def list_tools(
+        ctx: ServerRequestContext[Any], params: mcp_types.PaginatedRequestParams | None
+    ) -> mcp_types.ListToolsResult:
+        return listing
+
+    async def call_tool(
+        ctx: ServerRequestContext[Any], params: mcp_types.CallToolRequestParams
+    ) -> mcp_types.CallToolResult:
+        tool_call = ToolCall(f"mcp-{next(call_ids)}", params.name, dict(params.arguments or {}))
+        result = await _run_cancellable(ctx, tool_call, list(by_name.values()), gate)
+        return to_call_result(result)
+
+    return Server(
+        name,
+        version=__version__,
+        instructions="tether's governed coding tools; every call passes tether's gate.",
+        on_list_tools=list_tools,
+        on_call_tool=call_tool,
+    )
+
+
+async def _run_cancellable(
+    ctx: ServerRequestContext[Any], tool_call: ToolCall, tools: list[AgentTool], gate: Gate
+) -> ToolResultMessage:
+    """The call in a task of its own, so that a cancelled request aborts it (bash then kills
+    its tree) and waits, shielded, for it to stop before the cancellation goes on."""
+    import anyio
+
+    controller = AbortController()
+    reporter = _ProgressReporter(ctx)
+    task = asyncio.ensure_future(
+        run_tool_call(
+            tool_call,
+            tools,
+            before_tool_call=gate.before_tool_call,
+            after_tool_call=gate.after_tool_call,
+            signal=controller.signal,
+            on_event=reporter.observe,
+        )
+    )
+    try:
+        return await asyncio.shield(task)
+    except asyncio.CancelledError:
+        controller.abort("the MCP request was cancelled")
+        with anyio.CancelScope(shield=True):
+            await asyncio.wait([task], timeout=_CANCEL_GRACE)
+        raise
+    finally:
+        reporter.close()
+
+
+class _ProgressReporter:
+    """Sends each ``tool_execution_update`` as an MCP progress notification (one at a time, the
+    newest winning), when the request asked for progress."""
+
+    def __init__(self, ctx: ServerRequestContext[Any]) -> None:
+        self.ctx = ctx
+        self.count = 0
+        self.pending: str | None = None
+        self.sender: asyncio.Task[None] | None = None
+
+    def observe(self, event: AgentEvent) -> None:
+        if not isinstance(event, ToolExecutionUpdate):
+            return
+        self.count += 1
+        self.pending = _last_line(event.partial_result.content)
+        if self.sender is None or self.sender.done():
+            self.sender = asyncio.ensure_future(self._send())
+
+    async def _send(self) -> None:
+        while self.pending is not None:
+            message, self.pending = self.pending, None
+            try:
+                await self.ctx.session.report_progress(float(self.count), None, message)
+            except Exception:
+                return
+
+    def close(self) -> None:
+        if self.sender is not None and not self.sender.done():
+            self.sender.cancel()
+
+
+def _last_line(content: Sequence[TextContent | ImageContent]) -> str:
+    text = "".join(block.text for block in content if isinstance(block, TextContent))
+    lines = [line for line in text.splitlines() if line.strip()]
+    return lines[-1][:200] if lines else ""
+
+
+def to_call_result(result: ToolResultMessage) -> mcp_types.CallToolResult:
+    """A tether tool result as an MCP one: text and images as content blocks, errors flagged."""
+    import mcp_types as types
+
+    content: list[types.ContentBlock] = []
+    for block in result.content:
+        if isinstance(block, TextContent):
+            content.append(types.TextContent(text=block.text))
+        elif isinstance(block, ImageContent):
+            content.append(types.ImageContent(data=block.data, mime_type=block.mime_type))
+    return types.CallToolResult(content=content, is_error=result.is_error)
