@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field, replace
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tether.agent import Agent, AgentTool
 from tether.ai import AssistantMessage, Model, StreamFn, StreamOptions
@@ -33,6 +33,9 @@ from tether.tools import (
 )
 
 from ._model_choice import CommandError, choose_model
+
+if TYPE_CHECKING:
+    from tether.mcp import McpClients
 
 __all__ = ["CommandError", "RunSettings", "Runtime", "build_runtime"]
 
@@ -136,6 +139,9 @@ def build_runtime(
         d.name: d for d in create_coding_tools(cwd, names=settings.tools, sandbox=settings.sandbox)
     }
     tools: list[AgentTool] = [wrap_tool_definition(d) for d in definitions.values()]
+    mcp_servers = _connect_mcp_servers()
+    if mcp_servers is not None:
+        tools.extend(mcp_servers.tools())
     gate = Gate(
         settings.gate or "normal",  # type: ignore[arg-type]
         approver,
@@ -164,10 +170,23 @@ def build_runtime(
     runtime = Runtime(
         settings, model, thinking, agent, gate, definitions, session, compactor, resumed
     )
+    if mcp_servers is not None:
+        runtime.detach.append(mcp_servers.close)
     if session is not None:
         _record_choices(session, model, thinking)
         runtime.detach.append(session.attach(agent, gate))
     return runtime
+
+
+def _connect_mcp_servers() -> McpClients | None:
+    """The MCP servers of ``config.toml``, connected (their tools governed and pinned), or
+    ``None`` when none is configured; see :mod:`tether.mcp`."""
+    from tether.mcp import McpConfigError, connect_configured_servers
+
+    try:
+        return connect_configured_servers()
+    except McpConfigError as exc:
+        raise CommandError(str(exc)) from None
 
 
 def _prompt_builder(settings: RunSettings, cwd: str) -> dict[str, Any]:
