@@ -12,7 +12,13 @@ The SDK is imported only when a server or connection starts, so importing this p
 """
 
 from ._annotations import READ_ONLY_TOOLS, annotations_for
-from ._client import McpClients, ServerState, tool_definition, tool_name_for
+from ._client import (
+    McpClients,
+    ServerState,
+    connect_configured_servers,
+    tool_definition,
+    tool_name_for,
+)
 from ._commands import accept_tools, print_server_list
 from ._config import McpConfigError, McpServerConfig, Trust, config_path, load_server_configs
 from ._connection import ServerConnection, ServerGone
@@ -39,6 +45,7 @@ __all__ = [
     "annotations_for",
     "build_server",
     "config_path",
+    "connect_configured_servers",
     "definition_digest",
     "governed_tools",
     "load_server_configs",

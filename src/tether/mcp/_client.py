@@ -27,7 +27,7 @@ from tether.agent import CAPS_OWN_RESULT, AgentTool, AgentToolResult, ToolError,
 from tether.ai import AbortSignal, TextContent
 from tether.gate import Governance, Review, UntrustedBoundary, govern, sanitize_for_display
 
-from ._config import McpServerConfig
+from ._config import McpConfigError, McpServerConfig, config_path, load_server_configs
 from ._connection import ServerConnection, ServerGone
 from ._pins import PinCheck, PinStore, definition_digest
 from ._results import to_agent_result
@@ -35,7 +35,13 @@ from ._results import to_agent_result
 if TYPE_CHECKING:
     import mcp_types
 
-__all__ = ["McpClients", "ServerState", "tool_definition", "tool_name_for"]
+__all__ = [
+    "McpClients",
+    "ServerState",
+    "connect_configured_servers",
+    "tool_definition",
+    "tool_name_for",
+]
 
 T = TypeVar("T")
 
@@ -211,11 +217,14 @@ class McpClients:
             return await self._call_from_agent(state, remote_name, params, signal, on_update)
 
         description = (tool.description or "").strip() or f"Tool {tool.name}."
+        description = (
+            f'[MCP server "{config.name}"] {description}\n\n{self.boundary.instructions()}'
+        )
         return govern(
             AgentTool(
                 name=tool_name_for(config.name, tool.name),
                 label=f"{config.name}: {tool.title or tool.name}",
-                description=f'[MCP server "{config.name}"] {description}',
+                description=description,
                 parameters=schema,
                 execute=execute,
                 metadata={
@@ -312,6 +321,24 @@ class McpClients:
             ) from None
         state.state, state.error = "connected", None
         self._take_listing(state, tools, first_connect=False)
+
+
+def connect_configured_servers(notify: Callable[[str], None] | None = None) -> McpClients | None:
+    """The servers of ``config.toml``, connected; ``None`` when none is configured. Raises
+    :class:`McpConfigError` for a bad table, or servers configured without the SDK installed."""
+    import importlib.util
+
+    configs = load_server_configs()
+    if not configs:
+        return None
+    if importlib.util.find_spec("mcp") is None:
+        raise McpConfigError(
+            f"{config_path()} configures MCP servers, but the MCP SDK is not installed: "
+            "pip install 'tether[mcp]'"
+        )
+    clients = McpClients(configs, notify=notify)
+    clients.connect()
+    return clients
 
 
 def _withheld_message(server: str, tool: str, check: PinCheck) -> str:
