@@ -1,4 +1,5 @@
-"""Abort (BEHAVIOR.md §4): every tool call still gets exactly one result, and the run stays live.
+"""Abort (``docs/concepts.md``): every tool call still gets exactly one result, and the run
+stays live.
 
 Cooperative tools stop when the signal fires; tools that ignore it are cancelled by the loop after
 ``abort_grace``; calls of a sequential batch that never started still get an "aborted" result.

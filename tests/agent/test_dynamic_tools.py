@@ -1,6 +1,6 @@
-"""Dynamic tools (BEHAVIOR §5, §7): a result's ``added_tool_names`` activates available tools from
-that transcript point on, a replayed transcript activates the same ones, and the system prompt is
-rebuilt whenever the active set changes."""
+"""Dynamic tools (``docs/concepts.md``): a result's ``added_tool_names`` activates available
+tools from that transcript point on, a replayed transcript activates the same ones, and the
+system prompt is rebuilt whenever the active set changes."""
 
 from __future__ import annotations
 

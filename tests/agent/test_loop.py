@@ -1,4 +1,5 @@
-"""The agent loop (BEHAVIOR §1): event order, turns, stop reasons, steering, follow-ups, context."""
+"""The agent loop (``docs/concepts.md``): event order, turns, stop reasons, steering, follow-ups,
+context."""
 
 from __future__ import annotations
 

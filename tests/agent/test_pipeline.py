@@ -1,4 +1,4 @@
-"""The tool pipeline (BEHAVIOR §2, §3, §5): per-call steps, error results, batches."""
+"""The tool pipeline (``docs/concepts.md``): per-call steps, error results, batches."""
 
 from __future__ import annotations
 

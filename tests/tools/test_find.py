@@ -1,4 +1,5 @@
-"""The find tool (BEHAVIOR §6): glob semantics, sorted relative paths, limits, ignore files, errors.
+"""The find tool (``docs/coding-tools.md``): glob semantics, sorted relative paths, limits,
+ignore files, errors.
 
 Core cases run against a real temp tree both with ``LocalOperations`` (the real ``rg``) and with
 ``MemoryOperations``; ignore files and rg's own messages are local only.

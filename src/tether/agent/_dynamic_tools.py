@@ -1,12 +1,12 @@
-"""Dynamic tools (BEHAVIOR §5): a tool result activates tools, anchored in the transcript.
+"""Dynamic tools (``docs/concepts.md``): a tool result activates tools, anchored in the transcript.
 
 A result's ``added_tool_names`` (stored on its :class:`~tether.ai.ToolResultMessage`) makes
 those tools of :attr:`AgentLoopConfig.available_tools` active from that point on: the next
 request shows them to the model. Because the names live in the transcript, replaying a
 transcript — continuing it, or handing it to a new :class:`~tether.agent.Agent` — activates
 the same tools at the same point. Whenever the active set changes, and at the start of a run,
-:attr:`AgentLoopConfig.system_prompt_for` (when given) rebuilds the system prompt from it
-(BEHAVIOR §7); a builder that fails is logged and the prompt stays as it was.
+:attr:`AgentLoopConfig.system_prompt_for` (when given) rebuilds the system prompt from it;
+a builder that fails is logged and the prompt stays as it was.
 """
 
 from __future__ import annotations

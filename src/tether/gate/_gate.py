@@ -1,8 +1,9 @@
 """``Gate``: decides, for every tool call, whether it runs — before it runs.
 
 Plugged into the loop as ``before_tool_call`` (and ``after_tool_call`` for what leaves the system).
-Decision order (SECURITY.md §3): deterministic checks (the tool's ``check``/``policy_check``: shell
-and path policies) → ``deny`` is final in every mode → the mode decides who may approve the rest:
+Decision order (``docs/governance.md``, "The gate"): deterministic checks (the tool's
+``check``/``policy_check``: shell and path policies) → ``deny`` is final in every mode → the mode
+decides who may approve the rest:
 
 - ``strict``: only ``allow`` runs;
 - ``normal``: ``approve``, ``default_confirm`` and ``confirm=true`` ask the approver (a sandboxed

@@ -10,10 +10,11 @@ bash reads them (:mod:`._shell_heredoc`), and what one command means comes from
 decode piped to a shell, a shell wired to the network), the directory after ``cd``, literal
 variables, redirections and the path policy.
 
-``deny`` for the rules of SECURITY.md §4; ``allow`` only when no rule objects *and* the script is
-proved read-only by :mod:`._shell_allow` (a list or pipeline of literal read-only commands with
-allowed options and files); ``approve`` for everything else, however harmless it looks. The
-session-memory key is the whole tree spelled canonically (:mod:`._shell_key`).
+``deny`` for the rules of :mod:`._shell_rules` (``docs/governance.md``, "The shell policy");
+``allow`` only when no rule objects *and* the script is proved read-only by :mod:`._shell_allow`
+(a list or pipeline of literal read-only commands with allowed options and files); ``approve``
+for everything else, however harmless it looks. The session-memory key is the whole tree spelled
+canonically (:mod:`._shell_key`).
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ happened (``Command exited with code N`` / ``Command timed out after S seconds``
 ``Command aborted``). Everything about processes — the session, killing whole trees, daemons
 that hold the pipe — belongs to the :class:`~tether.tools.operations.BashOperations` in use.
 
-Sandbox (SECURITY §6): by default commands run in a bubblewrap sandbox
+Sandbox (``docs/governance.md``, "The sandbox"): by default commands run in a bubblewrap sandbox
 (:class:`~tether.tools.operations._sandbox.BubblewrapSandbox`) with only the working directory
 writable, when this machine can make one. Whether a tool's commands are sandboxed is fixed when
 the tool is made and stated in ``metadata["sandboxed"]`` — governance lets commands that would

@@ -6,7 +6,7 @@ chunk beyond the parsed dict) and drives a :class:`MessageAssembler`. Per chunk 
 split, a parse, a few lookups and one assembler call, so a long tool call costs the same per
 delta from its first byte to its last.
 
-Tool calls are keyed the way servers actually send them (BEHAVIOR.md §8): by ``index`` when the
+Tool calls are keyed the way servers actually send them: by ``index`` when the
 chunk has one; the same index with a different non-empty ``id`` (or a second ``name`` where
 ids are missing) starts a new call; a chunk without an index belongs to the open call. A
 missing id is made up; ``""`` or ``null`` arguments are ``{}``.

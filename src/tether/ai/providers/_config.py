@@ -1,6 +1,6 @@
 """``models.toml``: compatible servers and extra models, read strictly.
 
-The schema (API.md)::
+The schema::
 
     [providers.NAME]
     api = "openai-completions"          # or openai-responses, anthropic-messages

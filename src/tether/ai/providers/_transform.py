@@ -1,4 +1,4 @@
-"""Transcript repair: the transcript as one particular model may be sent it (BEHAVIOR.md §8).
+"""Transcript repair: the transcript as one particular model may be sent it.
 
 A transcript may hold what another model wrote, a turn that failed half-way, or a call whose
 result was never recorded; every API refuses some of that. :func:`transform_messages` returns

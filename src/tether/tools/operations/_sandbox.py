@@ -1,4 +1,6 @@
-"""``BubblewrapSandbox``: run a command where it can change only the workspace (SECURITY §6).
+"""``BubblewrapSandbox``: run a command where it can change only the workspace.
+
+What it guards against and what it does not: ``docs/governance.md``, "The sandbox".
 
 :meth:`BubblewrapSandbox.wrap` turns a command line into a ``bwrap`` command line.
 :class:`~tether.tools.operations.LocalExecOperations` runs that under its reaper, so the reaper
