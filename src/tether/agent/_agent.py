@@ -72,7 +72,8 @@ class Agent:
     be plain or coroutine functions. One run at a time: while a run is active, use
     :meth:`steer` (delivered after the current tool batch) or :meth:`follow_up` (delivered when
     the run would otherwise stop). Listeners are awaited in subscription order for every event; a
-    failing listener is logged and skipped, never allowed to break the run.
+    failing listener is skipped, never allowed to break the run, and logged: its first failure
+    with the traceback, later ones as a count at the end of each run.
     """
 
     def __init__(
