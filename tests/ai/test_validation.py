@@ -614,6 +614,14 @@ def test_a_schema_that_allows_other_properties_keeps_them(opening: dict[str, Any
     assert validate_arguments("read", {**READ, **opening}, arguments) == arguments
 
 
+def test_parts_of_a_composed_object_are_not_closed_on_their_own() -> None:
+    composed = {"allOf": [{"properties": {"path": {}}}, {"properties": {"offset": {}}}]}
+    arguments = {"path": "a", "offset": 1}
+    assert validate_arguments("t", composed, arguments) == arguments
+    beside_a_ref = {"$ref": "#/$defs/base", "properties": {"offset": {}}, "$defs": {"base": {}}}
+    assert validate_arguments("t", beside_a_ref, arguments) == arguments
+
+
 def test_a_schema_without_listed_properties_stays_open() -> None:
     assert validate_arguments("t", {"type": "object"}, {"any": 1}) == {"any": 1}
 

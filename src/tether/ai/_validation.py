@@ -101,7 +101,7 @@ class _SchemaValidator:
 
     def __init__(self, schema: dict[str, Any]) -> None:
         self.schema = schema
-        self.closed = close_objects(schema)
+        self.closed = _close_objects(schema)
         self.validator = jsonschema_rs.validator_for(self.closed)
 
     def validate(self, tool_name: str, arguments: Any) -> Any:
@@ -194,9 +194,15 @@ def _model_validator(model: type[pydantic.BaseModel]) -> _ModelValidator:
     return _ModelValidator(model)
 
 
-_OPENERS = ("additionalProperties", "patternProperties", "unevaluatedProperties", "allOf")
-"""Keywords with which a schema decides about other properties itself (``allOf``: its parts
-together list them)."""
+_OPENERS = (
+    "additionalProperties",
+    "patternProperties",
+    "unevaluatedProperties",
+    "allOf",
+    "$ref",
+)
+"""Keywords with which a schema decides about other properties itself (``allOf``, or a ``$ref``
+beside ``properties``: the parts together list them)."""
 _SCHEMA_MAPS = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")
 _SCHEMA_LISTS = ("anyOf", "oneOf", "prefixItems")
 _SCHEMAS = (
@@ -213,7 +219,7 @@ _SCHEMAS = (
 )
 
 
-def close_objects(schema: Any, *, part_of_all_of: bool = False) -> Any:
+def _close_objects(schema: Any, *, part_of_all_of: bool = False) -> Any:
     """A copy of ``schema`` in which every object schema that lists its ``properties`` and
     says nothing about other properties refuses them (``additionalProperties: false``).
 
@@ -224,16 +230,16 @@ def close_objects(schema: Any, *, part_of_all_of: bool = False) -> Any:
     closed: dict[str, Any] = {}
     for key, value in schema.items():
         if key in _SCHEMA_MAPS and isinstance(value, dict):
-            closed[key] = {name: close_objects(sub) for name, sub in value.items()}
+            closed[key] = {name: _close_objects(sub) for name, sub in value.items()}
         elif key in _SCHEMA_LISTS and isinstance(value, list):
-            closed[key] = [close_objects(sub) for sub in value]
+            closed[key] = [_close_objects(sub) for sub in value]
         elif key == "allOf" and isinstance(value, list):
-            closed[key] = [close_objects(sub, part_of_all_of=True) for sub in value]
+            closed[key] = [_close_objects(sub, part_of_all_of=True) for sub in value]
         elif key in _SCHEMAS:
             closed[key] = (
-                [close_objects(sub) for sub in value]
+                [_close_objects(sub) for sub in value]
                 if isinstance(value, list)
-                else close_objects(value)
+                else _close_objects(value)
             )
         else:
             closed[key] = value
