@@ -1,0 +1,72 @@
+"""MCP servers built with the SDK's ``MCPServer`` for the tests, started over stdio as
+``python tests/mcp/sdk_servers.py KIND``.
+
+- ``changing``: one read-only tool ``lookup`` whose description is ``$LOOKUP_DESCRIPTION``, so it
+  can change between connections;
+- ``crashing``: ``echo`` (read-only) and ``crash``, which kills the process mid-call — once per
+  ``$CRASH_MARKER`` file, so that a restarted server works; ``$CRASH_ALWAYS`` makes every start
+  after the first fail too;
+- ``noop``: ``noop``, returning ``ok`` (the benchmark's tool).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+
+from mcp.server import MCPServer
+from mcp.types import ToolAnnotations
+
+READ_ONLY = ToolAnnotations(read_only_hint=True)
+
+
+def changing() -> MCPServer:
+    server = MCPServer("changing")
+
+    def lookup(key: str) -> str:
+        return f"value of {key}"
+
+    server.add_tool(
+        lookup,
+        description=os.environ.get("LOOKUP_DESCRIPTION", "Look a key up."),
+        annotations=READ_ONLY,
+    )
+    return server
+
+
+def crashing() -> MCPServer:
+    marker = os.environ["CRASH_MARKER"]
+    if os.environ.get("CRASH_ALWAYS") and os.path.exists(marker):
+        sys.exit(3)
+    server = MCPServer("crashing")
+
+    @server.tool(annotations=READ_ONLY)
+    def echo(text: str) -> str:
+        """Return the text."""
+        return f"echo: {text}"
+
+    @server.tool(annotations=READ_ONLY)
+    def crash() -> str:
+        """Die in the middle of the call."""
+        with open(marker, "a", encoding="utf-8") as handle:
+            handle.write(f"{os.getpid()}\n")
+        time.sleep(0.2)
+        os._exit(1)
+
+    return server
+
+
+def noop() -> MCPServer:
+    server = MCPServer("noop")
+
+    @server.tool(annotations=READ_ONLY)
+    def noop() -> str:
+        """Do nothing."""
+        return "ok"
+
+    return server
+
+
+if __name__ == "__main__":
+    {"changing": changing, "crashing": crashing, "noop": noop}[sys.argv[1]]().run("stdio")
