@@ -69,9 +69,11 @@ class InteractiveSession:
 
     async def run(self) -> int:
         self._banner()
+        warm = asyncio.ensure_future(asyncio.to_thread(self._warm_up))
         try:
             await self.screen.run()
         finally:
+            warm.cancel()
             if self.run_task is not None and not self.run_task.done():
                 self.runtime.agent.abort()
                 self.approver.abort()
@@ -79,6 +81,12 @@ class InteractiveSession:
             self._detach()
             self.runtime.close()
         return 0
+
+    def _warm_up(self) -> None:
+        """Load what the first answer needs (the model's wire protocol and its SDK, the
+        Markdown renderer) while the person types, not after Enter."""
+        _load_provider(self.runtime.model.api)
+        self.styler.markdown("*warm* `up`\n\n```python\nx = 1\n```")
 
     def submit(self, text: str, kind: str) -> None:
         """What the person sent: a command, a prompt, or a message queued for the run."""
@@ -224,6 +232,21 @@ class InteractiveSession:
             {"model": _model_refs, "thinking": _thinking_levels, "gate": _gate_modes},
         )
         return TerminalScreen(hooks, completer, os.path.join(data_dir(), "prompt_history"))
+
+
+def _load_provider(api: str) -> None:
+    """Import the model's wire protocol (and its SDK) while the person types: the first request
+    would otherwise wait for it."""
+    import importlib
+
+    from tether.ai.providers import API_MODULES
+
+    module = API_MODULES.get(api)
+    if module is not None:
+        try:
+            importlib.import_module(module)
+        except ImportError:
+            return  # the first request says what is missing
 
 
 def _home_relative(path: str) -> str:
