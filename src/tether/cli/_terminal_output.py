@@ -50,6 +50,8 @@ class _RunningCall:
     label: str
     started: float
     output: str = ""
+    asked: bool = False
+    asking: bool = False
 
 
 @dataclass(slots=True)
@@ -118,6 +120,16 @@ class Transcript:
         below the call it is about."""
         return any(call.tool_name == tool_name for call in self._calls.values())
 
+    def asking(self, tool_name: str, waiting: bool) -> None:
+        """A person is being asked about the first unasked call of ``tool_name`` (``waiting``),
+        or has answered: its clock starts again, so it shows how long the call itself ran."""
+        for call in self._calls.values():
+            if call.tool_name == tool_name and not call.asked:
+                call.asking = waiting
+                if not waiting:
+                    call.asked, call.started = True, time.monotonic()
+                return
+
     def tick(self) -> None:
         """Render the streamed text if it changed and settle what can no longer change."""
         stream = self._stream
@@ -147,9 +159,11 @@ class Transcript:
             output = call.output.rstrip("\n").split("\n")[-SHOWN_OUTPUT_LINES:]
             lines += styler.block("\n".join(output), "dim", "  │ ") if call.output.strip() else []
             spin = SPINNER[int(now * 10) % len(SPINNER)]
-            lines.append(
-                styler.line(f"  {spin} {call.label}  {now - call.started:.1f}s · Esc to abort", "")
-            )
+            if call.asking:
+                lines.append(styler.line(f"  ? {call.label}  waiting for your answer", "yellow"))
+            else:
+                elapsed = now - call.started
+                lines.append(styler.line(f"  {spin} {call.label}  {elapsed:.1f}s · Esc to abort"))
         if self._waiting_since is not None and not self._calls and self.running:
             spin = SPINNER[int(now * 10) % len(SPINNER)]
             waited = now - self._waiting_since
@@ -167,7 +181,10 @@ class Transcript:
         self.write(["", *lines])
 
     def note(self, text: str, style: str = "dim") -> None:
-        self.write([self.styler.line(text, style)])
+        """A line of its own (wrapped with the indent it starts with)."""
+        body = text.lstrip(" ")
+        margin = " " * (len(text) - len(body))
+        self.write(self.styler.block(body, style, margin + "  ", margin, prose=True))
 
     def expand_last(self) -> None:
         """Print the last collapsed thing (thinking, a result, long output) in full."""
@@ -250,7 +267,7 @@ class Transcript:
         reached_tool = not event.is_error or details is not None
         lines: list[str] = []
         if not reached_tool:
-            lines += styler.block(text.strip() or "failed", "red", "  ✗ ")
+            lines += styler.block(text.strip() or "failed", "red", "    ", "  ✗ ", prose=True)
             self.write(lines)
             return
         if isinstance(details, Mapping) and isinstance(details.get("diff"), str):

@@ -9,6 +9,7 @@ escape sequences: a tool result cannot move the cursor or spoof a prompt.
 from __future__ import annotations
 
 import io
+import textwrap
 from collections.abc import Callable
 from typing import Any
 
@@ -36,16 +37,37 @@ class Styler:
     def line(self, text: str, style: str = "") -> str:
         """One line of ``text`` (cleaned, never parsed as markup) in ``style``."""
         clean = " ".join(sanitize_for_display(text).split("\n"))
-        if self.plain or not style:
-            return clean if self.plain else self._styled(clean, "")
-        return self._styled(clean, style)
+        return clean if self.plain else self._styled(clean, style)
 
-    def block(self, text: str, style: str = "", indent: str = "") -> list[str]:
-        """Lines of ``text`` (cleaned), each prefixed by ``indent`` and shown in ``style``."""
+    def block(
+        self,
+        text: str,
+        style: str = "",
+        indent: str = "",
+        first: str | None = None,
+        *,
+        prose: bool = False,
+    ) -> list[str]:
+        """Lines of ``text`` (cleaned), each prefixed by ``indent`` (the first by ``first``
+        when given) and shown in ``style``; a line wider than the terminal is cut into pieces
+        that each keep the indent — between words when ``prose``."""
         lines = _clean_block(text).split("\n")
+        if not self.plain:
+            room = max(10, self.width() - len(indent) - 1)
+            if prose:
+                lines = [piece for line in lines for piece in textwrap.wrap(line, room) or [""]]
+            else:
+                lines = [
+                    line[i : i + room] for line in lines for i in range(0, len(line) or 1, room)
+                ]
+        prefixes = [indent] * len(lines)
+        if first is not None:
+            prefixes[0] = first
         if self.plain:
-            return [indent + line for line in lines]
-        return [self._styled(indent + line, style) for line in lines]
+            return [prefix + line for prefix, line in zip(prefixes, lines, strict=True)]
+        return [
+            self._styled(prefix + line, style) for prefix, line in zip(prefixes, lines, strict=True)
+        ]
 
     def diff(self, diff: str, indent: str = "  ") -> list[str]:
         """A unified diff, additions green and removals red."""
