@@ -23,7 +23,7 @@ from ._commands import accept_tools, print_server_list
 from ._config import McpConfigError, McpServerConfig, Trust, config_path, load_server_configs
 from ._connection import ServerConnection, ServerGone
 from ._pins import PinCheck, PinStatus, PinStore, definition_digest
-from ._serve import HTTP_HOST, HTTP_PATH, governed_tools, serve
+from ._serve import HTTP_HOST, HTTP_PATH, governed_tools, serve, serve_tools
 from ._server import NO_APPROVAL_CHANNEL, build_server
 
 __all__ = [
@@ -51,6 +51,7 @@ __all__ = [
     "load_server_configs",
     "print_server_list",
     "serve",
+    "serve_tools",
     "tool_definition",
     "tool_name_for",
 ]

@@ -20,7 +20,7 @@ from tether.tools import create_coding_tools, wrap_tool_definition
 
 from ._server import NO_APPROVAL_CHANNEL, build_server
 
-__all__ = ["HTTP_HOST", "HTTP_PATH", "governed_tools", "serve"]
+__all__ = ["HTTP_HOST", "HTTP_PATH", "governed_tools", "serve", "serve_tools"]
 
 HTTP_HOST = "127.0.0.1"
 HTTP_PATH = "/mcp"
@@ -40,10 +40,24 @@ async def serve(
     sandbox: bool | None = None,
     stderr: TextIO = sys.stderr,
 ) -> int:
-    """Serve until the host disconnects (stdio) or the process is interrupted (HTTP)."""
+    """Serve the coding tools of ``cwd`` until the host disconnects (stdio) or the process is
+    interrupted (HTTP)."""
     cwd = os.path.realpath(cwd)
     gate = Gate(mode, None, workspace=cwd, no_approver_hint=NO_APPROVAL_CHANNEL)
-    server = build_server(governed_tools(cwd, tool_names, sandbox=sandbox), gate)
+    tools = governed_tools(cwd, tool_names, sandbox=sandbox)
+    return await serve_tools(tools, gate, transport=transport, port=port, stderr=stderr)
+
+
+async def serve_tools(
+    tools: Sequence[AgentTool],
+    gate: Gate,
+    *,
+    transport: Literal["stdio", "http"] = "stdio",
+    port: int = 8000,
+    stderr: TextIO = sys.stderr,
+) -> int:
+    """Serve ``tools`` (governed :class:`AgentTool` s), every call through ``gate``."""
+    server = build_server(tools, gate)
     if transport == "stdio":
         from mcp.server.stdio import stdio_server
 
