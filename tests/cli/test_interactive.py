@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import io
 import json
 import time
 from collections.abc import AsyncIterator
@@ -10,6 +11,7 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+import pexpect
 import psutil
 import pytest
 from tests.ai.providers.loopback import LoopbackServer, Reply
@@ -240,3 +242,109 @@ async def test_resizing_to_60_columns_keeps_the_screen_clean(launch) -> None:
         assert rules == ["─" * 60]
         shown = " ".join(pane.history().split())
         assert " ".join(f"word{n}" for n in range(40)) in shown
+
+
+async def test_keys_pressed_before_an_approval_is_armed_never_answer_it(launch) -> None:
+    replies = [
+        tool_reply(("c1", "bash", {"command": "touch typed-ahead.txt"})),
+        text_reply("Not touched."),
+    ]
+    async with launch(replies) as terminal:
+        pane = terminal.pane
+        await send(pane, "touch it")
+        await pane.wait_for(
+            lambda screen: "Approval needed" in screen and "y allow once" not in screen,
+            timeout=5,
+            whole=False,
+        )
+        pane.type("ya")  # the prompt is not armed yet: dropped
+        await pane.wait_for("y allow once", whole=False)
+        await asyncio.sleep(0.5)
+        screen = pane.screen()
+        assert "allowed" not in screen and "Approval needed" in screen
+        assert "\n> ya" not in screen and "\n> y" not in screen  # nor typed into the input
+        pane.type("n")
+        await pane.wait_for("Not touched.")
+        assert not (terminal.project / "typed-ahead.txt").exists()
+
+
+async def test_alt_enter_inserts_a_newline_and_while_working_queues_a_follow_up(launch) -> None:
+    replies = [
+        tool_reply(("c1", "bash", {"command": "sleep 1.5 && echo slept"})),
+        text_reply("First part done."),
+        text_reply("Follow-up answered."),
+    ]
+    async with launch(replies) as terminal:
+        pane = terminal.pane
+        pane.type("line one")
+        pane.send("M-Enter")
+        pane.type("line two")
+        pane.send("Enter")
+        await pane.wait_for("Esc to abort", whole=False)
+        pane.type("then summarise")
+        pane.send("M-Enter")
+        await pane.wait_for("queued (follow-up): then summarise")
+        await pane.wait_for("Follow-up answered.")
+        first = terminal.server.requests[0].json()["messages"]
+        assert first[-1]["content"] in (
+            "line one\nline two",
+            [{"type": "text", "text": "line one\nline two"}],
+        )
+        *_, answer, follow_up = terminal.server.requests[2].json()["messages"]
+        assert "First part done." in json.dumps(answer)
+        assert "then summarise" in json.dumps(follow_up)
+
+
+async def test_ctrl_c_twice_on_an_empty_prompt_quits(launch) -> None:
+    async with launch([]) as terminal:
+        pane = terminal.pane
+        pane.type("some draft")
+        pane.send("C-c")  # clears the input
+        await pane.wait_for(lambda screen: "some draft" not in screen, whole=False)
+        pane.send("C-c")
+        await pane.wait_for("Press Ctrl-C again to quit")
+        pane.send("C-c")
+        await pane.wait_for("[exited] 0")
+
+
+async def test_ctrl_d_on_an_empty_prompt_quits(launch) -> None:
+    async with launch([]) as terminal:
+        terminal.pane.send("C-d")
+        await terminal.pane.wait_for("[exited] 0")
+
+
+async def test_a_dumb_terminal_gets_plain_text_without_escape_codes(tmp_path, project) -> None:
+    replies = [
+        tool_reply(("c1", "bash", {"command": "mkdir -p plain && echo plain-$((2*21))"})),
+        text_reply("Plain **answer** here."),
+    ]
+    home = tmp_path / "home"
+    async with LoopbackServer(replies) as server:
+        write_models_toml(home, server.url)
+        env = {**environment(home), "TERM": "dumb"}
+        child = pexpect.spawn(
+            TETHER,
+            ["--model", MODEL, "--no-sandbox"],
+            cwd=str(project),
+            env=env,
+            dimensions=(30, 80),
+            encoding="utf-8",
+            timeout=15,
+        )
+        log = io.StringIO()
+        child.logfile_read = log
+        try:
+            await child.expect_exact("Ctrl-D quits", async_=True)
+            child.sendline("make it plain")
+            await child.expect_exact("y allow once", async_=True)
+            child.sendline("y")
+            await child.expect_exact("Plain **answer** here.", async_=True)
+            await child.expect_exact("gate normal", async_=True)
+            child.sendeof()
+            await child.expect(pexpect.EOF, async_=True)
+        finally:
+            child.close(force=True)
+    shown = log.getvalue()
+    assert "plain-42" in shown and "allowed once" in shown
+    assert "\x1b" not in shown
+    assert (project / "plain").is_dir()
