@@ -348,3 +348,30 @@ async def test_a_dumb_terminal_gets_plain_text_without_escape_codes(tmp_path, pr
     assert "plain-42" in shown and "allowed once" in shown
     assert "\x1b" not in shown
     assert (project / "plain").is_dir()
+
+
+async def test_the_other_slash_commands(launch) -> None:
+    async with launch([text_reply("Recorded.")]) as terminal:
+        pane = terminal.pane
+        await send(pane, "remember this")
+        await pane.wait_for("Recorded.")
+        await send(pane, "/help")
+        await pane.wait_for("/compact")
+        await send(pane, "/gate yolo")
+        await pane.wait_for("gate yolo", whole=False)
+        await send(pane, "/thinking high")
+        await pane.wait_for("Thinking: high")
+        await send(pane, "/tools")
+        await pane.wait_for("bash   ")
+        await send(pane, "/session")
+        session_shown = await pane.wait_for("messages 2")
+        await send(pane, "/export out.html")
+        await pane.wait_for("Exported to")
+        assert "remember this" in (terminal.project / "out.html").read_text(encoding="utf-8")
+        await send(pane, "/fork")
+        forked = await pane.wait_for("Forked")
+        assert forked.count("Forked") == 1 and session_shown
+        await send(pane, "/nonsense")
+        await pane.wait_for("Unknown command /nonsense")
+        await send(pane, "/quit")
+        await pane.wait_for("[exited] 0")

@@ -85,7 +85,7 @@ class SlashCommands:
             "Enter queues steering and Alt-Enter a follow-up · Esc or Ctrl-C aborts · Ctrl-O "
             "expands the last collapsed output · @ completes files · Ctrl-D quits."
         ]
-        self.host.transcript.write(self.host.styler.block("\n".join(lines), "", "  "))
+        self._show(lines)
 
     def _quit(self, argument: str) -> None:
         self.host.quit()
@@ -100,7 +100,7 @@ class SlashCommands:
         if not argument:
             refs = [f"{m.provider}/{m.id}" for m in list_models()]
             lines = [f"{'●' if ref == current else ' '} {ref}" for ref in refs]
-            self.host.transcript.write(self.host.styler.block("\n".join(lines), "", "  "))
+            self._show(lines)
             self._say("Switch with /model provider/id.")
             return
         model = choose_model(argument)
@@ -120,7 +120,7 @@ class SlashCommands:
         gate = self.host.runtime.gate
         if argument not in _GATE_MODES:
             lines = [f"{'●' if m == gate.mode else ' '} {m:<7} {t}" for m, t in _GATE_MODES.items()]
-            self.host.transcript.write(self.host.styler.block("\n".join(lines), "", "  "))
+            self._show(lines)
             self._say("Switch with /gate MODE; policy denials stay denied in every mode.")
             return
         before, gate.mode = gate.mode, argument  # type: ignore[assignment]
@@ -143,7 +143,7 @@ class SlashCommands:
                 f"{tool.name:<6} {tool.label}" + (f" ({', '.join(notes)})" if notes else "")
             )
         lines.append(f"gate {runtime.gate.mode}: {_GATE_MODES[runtime.gate.mode]}")
-        self.host.transcript.write(self.host.styler.block("\n".join(lines), "", "  "))
+        self._show(lines)
 
     def _session(self, argument: str) -> None:
         runtime = self.host.runtime
@@ -160,7 +160,7 @@ class SlashCommands:
             f"messages {len(messages)}",
             f"model    {runtime.model.provider}/{runtime.model.id}, thinking {thinking}",
         ]
-        self.host.transcript.write(self.host.styler.block("\n".join(lines), "", "  "))
+        self._show(lines)
 
     def _resume(self, argument: str) -> None:
         from tether.session import SessionStore
@@ -182,7 +182,7 @@ class SlashCommands:
                 lines.append(
                     f"{mark} {number:>2}  {info.id[:8]}  {info.message_count:>3} msgs  {label}"
                 )
-            self.host.transcript.write(self.host.styler.block("\n".join(lines), "", "  "))
+            self._show(lines)
             self._say("Resume with /resume N (or an id prefix).")
             return
         chosen = argument
@@ -261,6 +261,11 @@ class SlashCommands:
                 self.host.transcript.user(text)
             elif message.text().strip():
                 self.host.transcript.write(self.host.styler.markdown(message.text().strip()))
+
+    def _show(self, lines: list[str]) -> None:
+        styler = self.host.styler
+        for line in lines:
+            self.host.transcript.write(styler.block(line, "", "      ", "  ", prose=True))
 
     def _say(self, text: str, style: str = "dim") -> None:
         self.host.transcript.note(text, style)
