@@ -375,3 +375,16 @@ async def test_the_other_slash_commands(launch) -> None:
         await pane.wait_for("Unknown command /nonsense")
         await send(pane, "/quit")
         await pane.wait_for("[exited] 0")
+
+
+async def test_a_read_is_one_line_and_ctrl_o_expands_it(launch) -> None:
+    replies = [tool_reply(("c1", "read", {"path": "notes.txt"})), text_reply("Read it.")]
+    async with launch(replies) as terminal:
+        (terminal.project / "notes.txt").write_text("first note\nsecond note\n", encoding="utf-8")
+        pane = terminal.pane
+        await send(pane, "read the notes")
+        text = await pane.wait_for("Read it.")
+        assert "read notes.txt" in text and "lines 1-2 of 2" in text
+        assert "second note" not in text
+        pane.send("C-o")
+        await pane.wait_for("second note")
