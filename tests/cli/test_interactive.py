@@ -14,7 +14,7 @@ from pathlib import Path
 import pexpect
 import psutil
 import pytest
-from tests.ai.providers.loopback import LoopbackServer, Reply
+from tests.ai.providers.loopback import LoopbackServer, Reply, sse
 
 from .support import MODEL, TETHER, environment, text_reply, tool_reply, write_models_toml
 from .tmux import TmuxPane
@@ -388,3 +388,34 @@ async def test_a_read_is_one_line_and_ctrl_o_expands_it(launch) -> None:
         assert "second note" not in text
         pane.send("C-o")
         await pane.wait_for("second note")
+
+
+def thinking_reply(thinking: str, text: str) -> Reply:
+    def chunk(delta: dict) -> dict:
+        return {
+            "id": "c",
+            "object": "chat.completion.chunk",
+            "created": 1,
+            "model": "scripted",
+            "choices": [{"index": 0, "delta": delta, "finish_reason": None}],
+        }
+
+    chunks = [chunk({"role": "assistant", "content": ""})]
+    chunks += [
+        chunk({"reasoning_content": thinking[i : i + 9]}) for i in range(0, len(thinking), 9)
+    ]
+    chunks += [chunk({"content": text})]
+    chunks.append({**chunk({}), "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})
+    return Reply(200, sse(chunks, done=True))
+
+
+async def test_thinking_settles_as_one_dim_line_that_ctrl_o_expands(launch) -> None:
+    thinking = "The person wants a greeting.\nA short one will do."
+    async with launch([thinking_reply(thinking, "Hi there.")]) as terminal:
+        pane = terminal.pane
+        await send(pane, "greet me")
+        text = await pane.wait_for("Hi there.")
+        assert "✻ The person wants a greeting. … (2 lines, Ctrl-O shows)" in text
+        assert "A short one will do." not in text
+        pane.send("C-o")
+        await pane.wait_for("A short one will do.")
