@@ -6,7 +6,8 @@
 - ``crashing``: ``echo`` (read-only) and ``crash``, which kills the process mid-call — once per
   ``$CRASH_MARKER`` file, so that a restarted server works; ``$CRASH_ALWAYS`` makes every start
   after the first fail too;
-- ``noop``: ``noop``, returning ``ok`` (the benchmark's tool).
+- ``growing``: ``grow`` (read-only), which adds a tool ``extra`` and tells the client that the
+  list of tools changed, and ``reword``, which changes ``grow``'s description and tells it too.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import sys
 import time
 
 from mcp.server import MCPServer
+from mcp.server.mcpserver import Context
 from mcp.types import ToolAnnotations
 
 READ_ONLY = ToolAnnotations(read_only_hint=True)
@@ -57,16 +59,29 @@ def crashing() -> MCPServer:
     return server
 
 
-def noop() -> MCPServer:
-    server = MCPServer("noop")
+def growing() -> MCPServer:
+    server = MCPServer("growing")
 
-    @server.tool(annotations=READ_ONLY)
-    def noop() -> str:
-        """Do nothing."""
-        return "ok"
+    def extra() -> str:
+        return "extra"
 
+    async def grow(ctx: Context) -> str:
+        """Add a tool."""
+        server.add_tool(extra, description="An extra tool.", annotations=READ_ONLY)
+        await ctx.notify_tools_changed()
+        return "grown"
+
+    async def reword(ctx: Context) -> str:
+        """Change grow's description."""
+        server.remove_tool("grow")
+        server.add_tool(grow, description="Add a tool (reworded).", annotations=READ_ONLY)
+        await ctx.notify_tools_changed()
+        return "reworded"
+
+    server.add_tool(grow, annotations=READ_ONLY)
+    server.add_tool(reword, annotations=READ_ONLY)
     return server
 
 
 if __name__ == "__main__":
-    {"changing": changing, "crashing": crashing, "noop": noop}[sys.argv[1]]().run("stdio")
+    {"changing": changing, "crashing": crashing, "growing": growing}[sys.argv[1]]().run("stdio")

@@ -3,6 +3,7 @@ built here with the SDK that change a tool between connections or die mid-call."
 
 from __future__ import annotations
 
+import asyncio
 import io
 import os
 import subprocess
@@ -231,3 +232,60 @@ async def test_a_server_that_fails_to_restart_is_reported_once_and_left_down(
     again = await session.call("mcp__fragile__echo", {"text": "x"})
     assert again.is_error
     assert "does not try again" in _text(again)
+
+
+async def test_tools_that_change_or_appear_mid_session_are_withheld(home, sessions):
+    _configure(
+        home,
+        f"""
+[mcp.servers.grower]
+command = "{sys.executable}"
+args = ["{SDK_SERVERS}", "growing"]
+trust = "read_only"
+""",
+    )
+    session = _open(sessions)
+    assert {t.name for t in session.tools} == {"mcp__grower__grow", "mcp__grower__reword"}
+    grown = await session.call("mcp__grower__grow", {})
+    assert "grown" in _text(grown)
+    for _ in range(50):
+        if any('"extra"' in m and "is new" in m for m in session.messages):
+            break
+        await asyncio.sleep(0.1)
+    assert any('"extra"' in m and "is new" in m for m in session.messages), session.messages
+    await session.call("mcp__grower__reword", {})
+    for _ in range(50):
+        if any('"grow"' in m and "description" in m for m in session.messages):
+            break
+        await asyncio.sleep(0.1)
+    withheld = await session.call("mcp__grower__grow", {})
+    assert withheld.is_error
+    assert "withheld" in _text(withheld) and "description" in _text(withheld)
+
+
+async def test_tether_as_a_client_of_tether_mcp_serve_over_http(home, sessions, tmp_path):
+    workspace = tmp_path / "workspace"
+    workspace.mkdir()
+    (workspace / "notes.txt").write_text("both ways\n", encoding="utf-8")
+    serve = await asyncio.create_subprocess_exec(
+        f"{BIN}/tether",
+        *("mcp", "serve", "--transport", "http", "--port", "0", "--tools", "read,bash"),
+        *("--cwd", str(workspace), "--no-sandbox"),
+        stdin=asyncio.subprocess.DEVNULL,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    try:
+        assert serve.stderr is not None
+        line = (await asyncio.wait_for(serve.stderr.readline(), 30)).decode()
+        url = line.rsplit(" ", 1)[-1].strip()
+        _configure(home, f'[mcp.servers.peer]\nurl = "{url}"\ntrust = "read_only"\n')
+        session = await asyncio.to_thread(Session)
+        sessions.append(session)
+        read = await session.call("mcp__peer__read", {"path": "notes.txt"})
+        assert not read.is_error, _text(read)
+        assert "both ways" in _text(read)
+        bash = session.tool("mcp__peer__bash").metadata["governance"]
+        assert bash.default_confirm, "bash is not read-only, so it needs a person here"
+    finally:
+        serve.terminate()
+        await asyncio.wait_for(serve.wait(), 10)

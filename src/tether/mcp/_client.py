@@ -184,8 +184,9 @@ class McpClients:
                 state.withheld.pop(key, None)
                 continue
             state.accepted.pop(key, None)
+            if state.withheld.get(key) != check:
+                self.notify(f"tether: {_withheld_message(name, key, check)}")
             state.withheld[key] = check
-            self.notify(_withheld_message(name, key, check))
         for key in list(state.accepted):
             if key not in usable:
                 del state.accepted[key]

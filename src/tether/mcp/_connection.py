@@ -21,6 +21,7 @@ from ._config import McpServerConfig
 if TYPE_CHECKING:
     import anyio
     import mcp_types
+
     from mcp import Client
 
 __all__ = ["ProgressFn", "ServerConnection", "ServerGone"]
@@ -109,6 +110,7 @@ class ServerConnection:
         requests: asyncio.Queue[_Request | None],
     ) -> None:
         import anyio
+
         from mcp import Client
 
         in_flight: list[_Request] = []
@@ -118,6 +120,7 @@ class ServerConnection:
                 ready.set_result(tools)
                 async with anyio.create_task_group() as group:
                     self._relist = lambda: group.start_soon(self._list_changed, client)
+                    group.start_soon(self._listen_for_changes, client)
                     while (request := await requests.get()) is not None:
                         in_flight.append(request)
                         group.start_soon(self._serve, client, request, requests)
@@ -144,8 +147,9 @@ class ServerConnection:
         self, client: Client, request: _Request, requests: asyncio.Queue[_Request | None]
     ) -> None:
         import anyio
-        from mcp import MCPError
         from mcp_types import CONNECTION_CLOSED
+
+        from mcp import MCPError
 
         if request.future.done():
             return
@@ -186,6 +190,20 @@ class ServerConnection:
 
         if isinstance(message, mcp_types.ToolListChangedNotification) and self._relist:
             self._relist()
+
+    async def _listen_for_changes(self, client: Client) -> None:
+        """On 2026-07-28 connections a change of the tool list arrives on a subscription;
+        older servers send a notification instead (:meth:`_on_message`)."""
+        from mcp.client.subscriptions import ListenNotSupportedError
+
+        try:
+            async with client.listen(tools_list_changed=True) as subscription:
+                async for _event in subscription:
+                    await self._list_changed(client)
+        except ListenNotSupportedError:
+            return
+        except Exception:
+            _log.debug("MCP server %s: no tool-change events", self.config.name, exc_info=True)
 
     async def _list_changed(self, client: Client) -> None:
         try:
