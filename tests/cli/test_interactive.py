@@ -419,3 +419,36 @@ async def test_thinking_settles_as_one_dim_line_that_ctrl_o_expands(launch) -> N
         assert "A short one will do." not in text
         pane.send("C-o")
         await pane.wait_for("A short one will do.")
+
+
+async def test_a_parallel_batch_asks_one_call_at_a_time(launch, tmp_path) -> None:
+    first, second = tmp_path / "outside-one.txt", tmp_path / "outside-two.txt"
+    first.write_text("one outside\n", encoding="utf-8")
+    second.write_text("two outside\n", encoding="utf-8")
+    replies = [
+        tool_reply(("c1", "read", {"path": str(first)}), ("c2", "read", {"path": str(second)})),
+        text_reply("Read one of them."),
+    ]
+    async with launch(replies) as terminal:
+        pane = terminal.pane
+        await send(pane, "read both")
+        asking = await pane.wait_for("y allow once", whole=False)
+        assert (
+            asking.count("Approval needed") == 1
+            and "outside-one.txt" in asking.split("Approval")[1]
+        )
+        pane.type("y")
+        asking = await pane.wait_for(
+            lambda screen: (
+                "y allow once" in screen and "outside-two.txt" in screen.split("Approval")[-1]
+            ),
+            whole=False,
+        )
+        assert asking.count("Approval needed") == 1
+        pane.type("n")
+        text = await pane.wait_for("Read one of them.")
+        assert "allowed once" in text and "denied once" in text
+        results = terminal.server.requests[1].json()["messages"][-2:]
+        assert "one outside" in json.dumps(results[0]) and "Denied by a person" in json.dumps(
+            results[1]
+        )
