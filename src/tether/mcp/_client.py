@@ -21,6 +21,7 @@ import threading
 from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass, field
 from functools import partial
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from tether.agent import CAPS_OWN_RESULT, AgentTool, AgentToolResult, ToolError, UpdateCallback
@@ -91,7 +92,10 @@ class McpClients:
         notify: Callable[[str], None] | None = None,
         boundary: UntrustedBoundary | None = None,
         connect_timeout: float = 30.0,
+        log_dir: Path | None = None,
     ) -> None:
+        """``log_dir`` receives each stdio server's stderr as ``NAME.log`` (default
+        ``<data dir>/mcp-logs``), so a server's logging never lands in tether's terminal."""
         self.pins = pins or PinStore()
         self.notify = notify or _to_stderr
         self.boundary = boundary or UntrustedBoundary()
@@ -102,6 +106,7 @@ class McpClients:
                     config,
                     on_tools_changed=partial(self._tools_changed, config.name),
                     connect_timeout=connect_timeout,
+                    errlog=(log_dir or _default_log_dir()) / f"{config.name}.log",
                 ),
             )
             for config in configs
@@ -351,6 +356,12 @@ def _withheld_message(server: str, tool: str, check: PinCheck) -> str:
         f'MCP tool "{tool}" of server "{server}" is withheld: {what}. A person can review it '
         f"with `tether mcp list` and accept it with `tether mcp accept {server} {tool}`."
     )
+
+
+def _default_log_dir() -> Path:
+    from tether.ai.providers import data_dir
+
+    return Path(data_dir()) / "mcp-logs"
 
 
 def _to_stderr(message: str) -> None:

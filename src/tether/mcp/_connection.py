@@ -13,7 +13,9 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
+from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ._config import McpServerConfig
@@ -53,8 +55,11 @@ class ServerConnection:
         *,
         on_tools_changed: Callable[[list[mcp_types.Tool]], None] | None = None,
         connect_timeout: float = 30.0,
+        errlog: Path | None = None,
     ) -> None:
         self.config = config
+        self.errlog = errlog
+        """Where a stdio server's stderr goes (appended); ``None``: tether's own stderr."""
         self.on_tools_changed = on_tools_changed
         self.connect_timeout = connect_timeout
         self.alive = False
@@ -115,7 +120,11 @@ class ServerConnection:
 
         in_flight: list[_Request] = []
         try:
-            async with Client(self._target(), message_handler=self._on_message) as client:
+            async with AsyncExitStack() as stack:
+                target = self._target(stack)
+                client = await stack.enter_async_context(
+                    Client(target, message_handler=self._on_message)
+                )
                 tools = await _list_tools(client)
                 ready.set_result(tools)
                 async with anyio.create_task_group() as group:
@@ -127,7 +136,7 @@ class ServerConnection:
                     group.cancel_scope.cancel()
         except BaseException as exc:
             if not ready.done():
-                ready.set_exception(_connect_error(self.config, exc))
+                ready.set_exception(_connect_error(self.config, exc, self.errlog))
             elif not isinstance(exc, Exception):
                 raise
             else:
@@ -214,16 +223,21 @@ class ServerConnection:
         if self.on_tools_changed is not None:
             self.on_tools_changed(tools)
 
-    def _target(self) -> Any:
-        from mcp import StdioServerParameters
+    def _target(self, stack: AsyncExitStack) -> Any:
+        from mcp import StdioServerParameters, stdio_client
 
         config = self.config
         if config.url is not None:
             return config.url
         assert config.command is not None
-        return StdioServerParameters(
+        parameters = StdioServerParameters(
             command=config.command, args=list(config.args), env=config.env, cwd=config.cwd
         )
+        if self.errlog is None:
+            return parameters
+        self.errlog.parent.mkdir(parents=True, exist_ok=True)
+        errlog = stack.enter_context(open(self.errlog, "a", encoding="utf-8"))  # noqa: SIM115
+        return stdio_client(parameters, errlog=errlog)
 
 
 async def _list_tools(client: Client) -> list[mcp_types.Tool]:
@@ -255,8 +269,9 @@ def _cancel_scope_if_cancelled(
         request.scope.cancel()
 
 
-def _connect_error(config: McpServerConfig, exc: BaseException) -> Exception:
-    if isinstance(exc, BaseExceptionGroup):
+def _connect_error(config: McpServerConfig, exc: BaseException, errlog: Path | None) -> Exception:
+    while isinstance(exc, BaseExceptionGroup):
         exc = exc.exceptions[0]
     reason = str(exc) or type(exc).__name__
-    return ConnectionError(f'MCP server "{config.name}" ({config.endpoint}): {reason}')
+    where = f" (its stderr: {errlog})" if errlog is not None and config.url is None else ""
+    return ConnectionError(f'MCP server "{config.name}" ({config.endpoint}): {reason}{where}')
