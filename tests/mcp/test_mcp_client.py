@@ -229,7 +229,7 @@ async def test_a_server_that_fails_to_restart_is_reported_once_and_left_down(
     failed = await session.call("mcp__fragile__echo", {"text": "x"})
     assert failed.is_error
     assert "restarting it failed" in _text(failed)
-    assert str(home / "mcp-logs" / "fragile.log") in _text(failed)
+    assert "fragile.log" in _text(failed)
     again = await session.call("mcp__fragile__echo", {"text": "x"})
     assert again.is_error
     assert "does not try again" in _text(again)
