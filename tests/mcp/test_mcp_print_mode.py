@@ -42,3 +42,21 @@ trust = "read_only"
     assert "Asia/Tokyo" in tool_message["content"]
     assert "untrusted-tool-output" in tool_message["content"]
     assert "pinned 2 tool(s) on first use" in done.stderr
+
+
+async def test_mcp_list_and_accept_through_the_executable(tmp_path: Path):
+    home, project = tmp_path / "home", tmp_path / "project"
+    project.mkdir()
+    home.mkdir()
+    done = await run_tether("mcp", "list", home=home, cwd=project)
+    assert done.code == 0 and "No MCP servers configured" in done.stdout
+    (home / "config.toml").write_text(
+        f'[mcp.servers.time]\ncommand = "{BIN}/mcp-server-time"\n', encoding="utf-8"
+    )
+    done = await run_tether("mcp", "list", home=home, cwd=project)
+    assert done.code == 0, done.stderr
+    assert "time  (" in done.stdout and "trust ask)  connected" in done.stdout
+    assert "mcp__time__get_current_time  pinned  readOnlyHint" in done.stdout
+    missing = await run_tether("mcp", "accept", "nope", home=home, cwd=project)
+    assert missing.code == 2
+    assert 'no MCP server "nope" is configured' in missing.stderr

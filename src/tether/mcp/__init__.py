@@ -23,12 +23,14 @@ from ._commands import accept_tools, print_server_list
 from ._config import McpConfigError, McpServerConfig, Trust, config_path, load_server_configs
 from ._connection import ServerConnection, ServerGone
 from ._pins import PinCheck, PinStatus, PinStore, definition_digest
+from ._results import MAX_IMAGE_BYTES, to_agent_result
 from ._serve import HTTP_HOST, HTTP_PATH, governed_tools, serve, serve_tools
-from ._server import NO_APPROVAL_CHANNEL, build_server
+from ._server import NO_APPROVAL_CHANNEL, build_server, to_call_result
 
 __all__ = [
     "HTTP_HOST",
     "HTTP_PATH",
+    "MAX_IMAGE_BYTES",
     "NO_APPROVAL_CHANNEL",
     "READ_ONLY_TOOLS",
     "McpClients",
@@ -52,6 +54,8 @@ __all__ = [
     "print_server_list",
     "serve",
     "serve_tools",
+    "to_agent_result",
+    "to_call_result",
     "tool_definition",
     "tool_name_for",
 ]
