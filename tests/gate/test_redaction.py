@@ -396,3 +396,17 @@ def test_instructions_name_both_markers() -> None:
     assert boundary.closing in sentence
     assert "not instructions" in sentence
     assert sentence.count(". ") == 0
+
+
+def test_many_key_headers_without_an_end_are_each_masked_with_their_body():
+    text = "-----BEGIN RSA PRIVATE KEY-----\nMIIBOgIBAAJB\n" * 2000 + "# tail"
+    redacted = redact_secrets(text)
+    assert redacted == "[REDACTED:private-key]" * 2000 + "# tail"
+
+
+def test_a_key_with_an_end_after_headless_ones_masks_through_that_end():
+    text = (
+        "a -----BEGIN PRIVATE KEY-----\nAAAA\n"
+        "-----BEGIN PRIVATE KEY-----\nBBBB\n-----END PRIVATE KEY----- z"
+    )
+    assert redact_secrets(text) == "a [REDACTED:private-key] z"

@@ -36,15 +36,38 @@ _KEY_BLOCK_END = r"-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----"
 _KEY_BLOCK_BODY_LINE = r"(?:\r?\n|\\r?\\n)[ \t]*(?:[A-Za-z][A-Za-z-]*:[^\n\\]*|[A-Za-z0-9+/=]*)"
 """One line of a PEM body (base64 or a ``Proc-Type:`` header), also inside a JSON string."""
 
+_KEY_BEGIN = re.compile(r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----")
+_KEY_END = re.compile(_KEY_BLOCK_END)
+_KEY_BODY = re.compile(rf"(?:{_KEY_BLOCK_BODY_LINE})*")
+
+
+def _redact_private_keys(text: str) -> str:
+    """Each ``BEGIN ... PRIVATE KEY`` through its ``END`` line, or, with no END after it, through
+    the PEM body lines that follow. Linear: the END search runs once per key (a lazy ``.*?END``
+    scanned the rest of the text again for every BEGIN without an END)."""
+    if "PRIVATE KEY" not in text:
+        return text
+    pieces: list[str] = []
+    position = 0
+    end: re.Match[str] | None = None
+    no_end_after = len(text) + 1  # past this offset no END exists
+    while (begin := _KEY_BEGIN.search(text, position)) is not None:
+        if begin.end() < no_end_after and (end is None or end.start() < begin.end()):
+            end = _KEY_END.search(text, begin.end())
+            if end is None:
+                no_end_after = begin.end()
+        if end is not None and end.start() >= begin.end():
+            stop = end.end()
+        else:
+            body = _KEY_BODY.match(text, begin.end())
+            stop = body.end() if body is not None else begin.end()
+        pieces += (text[position : begin.start()], _mask("private-key"))
+        position = stop
+    pieces.append(text[position:])
+    return "".join(pieces)
+
+
 _TOKENS: tuple[tuple[re.Pattern[str], str], ...] = (
-    (
-        re.compile(
-            rf"-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----"
-            rf"(?:.*?{_KEY_BLOCK_END}|(?:{_KEY_BLOCK_BODY_LINE})*)",
-            re.DOTALL,
-        ),
-        "private-key",
-    ),
     (re.compile(r"(?<![A-Za-z0-9_-])sk-(?=[A-Za-z0-9_-]*\d)[A-Za-z0-9_-]{20,}"), "api-key"),
     (re.compile(r"(?<![A-Za-z0-9_])(?:sk|rk)_live_[A-Za-z0-9]{16,}"), "api-key"),
     (re.compile(r"(?<![A-Za-z0-9_-])AIza[A-Za-z0-9_-]{35}(?![A-Za-z0-9_-])"), "api-key"),
@@ -101,6 +124,7 @@ _PLAIN_NAME = re.compile(r"[A-Za-z_]+")
 def redact_secrets(text: str) -> str:
     """``text`` with private keys, API keys and tokens, AWS keys and ``password=``/``token:``-style
     values replaced by ``[REDACTED:<kind>]``. Key names and everything around a secret stay."""
+    text = _redact_private_keys(text)
     for pattern, label in _TOKENS:
         text = pattern.sub(_mask(label), text)
     for pattern, label in _AFTER_PREFIX:
