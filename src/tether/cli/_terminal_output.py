@@ -30,6 +30,7 @@ from tether.agent import (
     TurnStart,
 )
 from tether.ai import AssistantMessage, TextContent, ThinkingContent, UserMessage
+from tether.gate import action_digest
 from tether.tools import ToolDefinition
 
 from ._terminal_style import Styler
@@ -49,6 +50,7 @@ class _RunningCall:
     tool_name: str
     label: str
     started: float
+    digest: str | None
     output: str = ""
     asked: bool = False
     asking: bool = False
@@ -120,15 +122,17 @@ class Transcript:
         below the call it is about."""
         return any(call.tool_name == tool_name for call in self._calls.values())
 
-    def asking(self, tool_name: str, waiting: bool) -> None:
-        """A person is being asked about the first unasked call of ``tool_name`` (``waiting``),
-        or has answered: its clock starts again, so it shows how long the call itself ran."""
-        for call in self._calls.values():
-            if call.tool_name == tool_name and not call.asked:
-                call.asking = waiting
-                if not waiting:
-                    call.asked, call.started = True, time.monotonic()
-                return
+    def asking(self, tool_name: str, digest: str, waiting: bool) -> None:
+        """A person is being asked about a call (``waiting``), or has answered: its clock
+        starts again, so it shows how long the call itself ran. The call is the one whose
+        arguments have ``digest``, else the first of ``tool_name`` not asked about yet."""
+        calls = list(self._calls.values())
+        same = [c for c in calls if c.digest == digest and not c.asked]
+        unasked = [c for c in calls if c.tool_name == tool_name and not c.asked]
+        for call in (same or unasked)[:1]:
+            call.asking = waiting
+            if not waiting:
+                call.asked, call.started = True, time.monotonic()
 
     def tick(self) -> None:
         """Render the streamed text if it changed and settle what can no longer change."""
@@ -253,7 +257,11 @@ class Transcript:
             label = definition.render_call(event.args)
         else:
             label = event.tool_name
-        self._calls[event.tool_call_id] = _RunningCall(event.tool_name, label, time.monotonic())
+        args = event.args
+        digest = action_digest(event.tool_name, args) if isinstance(args, Mapping) else None
+        self._calls[event.tool_call_id] = _RunningCall(
+            event.tool_name, label, time.monotonic(), digest
+        )
         self._waiting_since = None
         self.write([self.styler.join([("● ", "bold magenta"), (label, "bold")])])
 
