@@ -12,7 +12,9 @@ Each server is a subprocess of this script, started over stdio and reached with 
 - SDK: ``mcp.server.MCPServer`` with the same tool as a decorated function (its own argument
   validation, no gate);
 - for scale, ``tether mcp serve --tools ls`` itself calling ``ls`` on an empty directory (a real
-  tool, not a no-op; no ratio).
+  tool, not a no-op; no ratio);
+- the two no-op servers again in this process, through the SDK's in-process client (no
+  transport): what each server costs per call on its own.
 
 After a warm-up of 20 calls per server, the servers alternate for ``--rounds`` rounds of
 ``--calls`` sequential calls each; a round's figure is its mean µs per call, the result the
@@ -44,15 +46,14 @@ TETHER = os.path.join(os.path.dirname(sys.executable), "tether")
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def _serve_tether_noop() -> None:
+def _tether_noop_tool() -> Any:
     from tether.agent import AgentTool
-    from tether.gate import Gate, Governance, govern
-    from tether.mcp import serve_tools
+    from tether.gate import Governance, govern
 
     async def noop(tool_call_id: str, params: Any, signal: Any, on_update: Any) -> str:
         return "ok"
 
-    tool = govern(
+    return govern(
         AgentTool(
             name="noop",
             label="No-op",
@@ -62,10 +63,9 @@ def _serve_tether_noop() -> None:
             metadata={"governance": Governance()},
         )
     )
-    asyncio.run(serve_tools([tool], Gate("normal", None)))
 
 
-def _serve_sdk_noop() -> None:
+def _sdk_noop_server() -> Any:
     from mcp.server import MCPServer
 
     server = MCPServer("noop")
@@ -75,7 +75,32 @@ def _serve_sdk_noop() -> None:
         """Do nothing."""
         return "ok"
 
-    server.run("stdio")
+    return server
+
+
+def _serve_tether_noop() -> None:
+    from tether.gate import Gate
+    from tether.mcp import serve_tools
+
+    asyncio.run(serve_tools([_tether_noop_tool()], Gate("normal", None)))
+
+
+def _serve_sdk_noop() -> None:
+    _sdk_noop_server().run("stdio")
+
+
+def _in_process_servers() -> dict[str, Any]:
+    """The same two servers without a transport: the SDK's in-process client dispatches to
+    them directly, so only the servers' own work per call is left."""
+    from tether.gate import Gate
+    from tether.mcp import build_server
+
+    return {
+        "tether build_server (gate), in process": build_server(
+            [_tether_noop_tool()], Gate("normal", None)
+        ),
+        "SDK MCPServer, in process": _sdk_noop_server(),
+    }
 
 
 async def _timed_round(client: Client, name: str, args: dict[str, Any], calls: int) -> float:
@@ -109,11 +134,14 @@ async def run(calls: int, rounds: int) -> dict[str, list[float]]:
             {},
         ),
     }
-    figures: dict[str, list[float]] = {label: [] for label in servers}
+    targets: dict[str, tuple[Any, str, dict[str, Any]]] = dict(servers)
+    for label, server in _in_process_servers().items():
+        targets[label] = (server, "noop", {})
+    figures: dict[str, list[float]] = {label: [] for label in targets}
     async with AsyncExitStack() as stack:
         clients: dict[str, Callable[[], Awaitable[float]]] = {}
-        for label, (params, name, args) in servers.items():
-            client = await stack.enter_async_context(Client(params))
+        for label, (target, name, args) in targets.items():
+            client = await stack.enter_async_context(Client(target))
             await _timed_round(client, name, args, 20)
             clients[label] = lambda c=client, n=name, a=args: _timed_round(c, n, a, calls)
         for _ in range(rounds):
@@ -125,7 +153,7 @@ async def run(calls: int, rounds: int) -> dict[str, list[float]]:
 def _report(figures: dict[str, list[float]], calls: int, rounds: int, command: str) -> str:
     load = os.getloadavg()[0]
     lines = [
-        "# MCP: a no-op tool call's round trip over stdio (BENCH.md item 11)",
+        "# MCP: a no-op tool call's round trip (BENCH.md item 11)",
         "",
         f"Run {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} on {platform.machine()}, "
         f"{os.cpu_count()} cores, Python {platform.python_version()}; load average {load:.2f} "
@@ -141,9 +169,13 @@ def _report(figures: dict[str, list[float]], calls: int, rounds: int, command: s
     tether, sdk = medians["tether (serve_tools, gate)"], medians["SDK MCPServer"]
     ratio = tether / sdk
     verdict = "met" if ratio <= 1.0 else "not met"
+    in_process = (
+        medians["tether build_server (gate), in process"] / medians["SDK MCPServer, in process"]
+    )
     lines += [
         "",
-        f"**tether / SDK MCPServer: {ratio:.2f}** (goal at most 1.0: {verdict}).",
+        f"**tether / SDK MCPServer over stdio: {ratio:.2f}** (goal at most 1.0: {verdict}).",
+        f"In process (no transport, the servers' own work only): {in_process:.2f}.",
         "",
         "Both no-op servers speak the same SDK transport and protocol; the difference is what "
         "happens per call: tether validates against the schema, runs the gate's decision order "
@@ -157,8 +189,8 @@ def _report(figures: dict[str, list[float]], calls: int, rounds: int, command: s
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--calls", type=int, default=200)
-    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--calls", type=int, default=50)
+    parser.add_argument("--rounds", type=int, default=21)
     parser.add_argument("--out", default=str(ROOT / "bench" / "results" / "mcp.md"))
     parser.add_argument("--serve", choices=("tether", "sdk"), help=argparse.SUPPRESS)
     args = parser.parse_args()
