@@ -229,7 +229,7 @@ class McpClients:
         return govern(
             AgentTool(
                 name=tool_name_for(config.name, tool.name),
-                label=f"{config.name}: {tool.title or tool.name}",
+                label=sanitize_for_display(f"{config.name}: {tool.title or tool.name}")[:120],
                 description=description,
                 parameters=schema,
                 execute=execute,

@@ -46,7 +46,7 @@ def build_server(tools: Sequence[AgentTool], gate: Gate, *, name: str = "tether"
 
     from tether import __version__
 
-    by_name = {tool.name: tool for tool in tools}
+    served = list(tools)
     listing = types.ListToolsResult(
         tools=[
             types.Tool(
@@ -55,7 +55,7 @@ def build_server(tools: Sequence[AgentTool], gate: Gate, *, name: str = "tether"
                 input_schema=parameters_schema(tool.parameters),
                 annotations=types.ToolAnnotations(**annotations_for(tool)),
             )
-            for tool in tools
+            for tool in served
         ]
     )
     call_ids = itertools.count(1)
@@ -69,7 +69,7 @@ def build_server(tools: Sequence[AgentTool], gate: Gate, *, name: str = "tether"
         ctx: ServerRequestContext[Any], params: mcp_types.CallToolRequestParams
     ) -> mcp_types.CallToolResult:
         tool_call = ToolCall(f"mcp-{next(call_ids)}", params.name, dict(params.arguments or {}))
-        result = await _run_cancellable(ctx, tool_call, list(by_name.values()), gate)
+        result = await _run_cancellable(ctx, tool_call, served, gate)
         return to_call_result(result)
 
     return Server(
