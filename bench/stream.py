@@ -8,7 +8,9 @@ core's time slice with the client's event loop) streams one Chat Completions res
 ``write`` tool call whose arguments (``{"path": ..., "content": <~N KB of code>}``) arrive in
 ``N * 100`` ``data:`` chunks (id and name only on the first, then argument pieces, a
 ``finish_reason: tool_calls`` chunk, a usage chunk and ``[DONE]``), one HTTP chunk each. Timed
-from the request to the final message, each client making its own ``AsyncOpenAI`` client:
+from the request to the final message; both Python clients keep one ``AsyncOpenAI`` client per
+server across runs (tether caches its own per configuration), so the warm-up opens the
+connection and the timed runs reuse it:
 
 - tether: ``tether.ai.providers.stream`` with an ``openai-completions`` model, every event
   consumed; the final call must carry the whole content and no ``arguments_error``;
@@ -21,7 +23,8 @@ tether and the bare SDK alternate, ``--reps`` times each after one warm-up, for 
 runs ``--pi-reps`` times after its own warm-up (it is quadratic: about half a minute at 100 KB).
 Before that, the argument parser alone: µs per delta of ``StreamingArguments.feed`` at
 100/200/400 KB against re-parsing the whole text on every delta with ``parse_streaming_json``
-(what pi-ai does, and tether did before; only at 100 KB, it is quadratic). Medians, with the
+(what pi-ai does, and tether did before; by default only at 100 KB, it is quadratic), half as
+many runs. Medians, with the
 spread (min-max). ``--profile`` adds a cProfile of one tether run at the first size, written to
 ``profile_stream.txt`` beside ``--out``.
 """
@@ -190,9 +193,15 @@ async def run_tether(url: str, kb: int) -> float:
     return elapsed
 
 
+_SDK_CLIENTS: dict[str, openai.AsyncOpenAI] = {}
+
+
 async def run_sdk(url: str, kb: int) -> float:
+    base_url = f"{url}/{kb}/v1"
     started = time.perf_counter()
-    client = openai.AsyncOpenAI(base_url=f"{url}/{kb}/v1", api_key="x")
+    client = _SDK_CLIENTS.get(base_url)
+    if client is None:  # one per server, as tether keeps its own (a fresh one costs ~25 ms)
+        client = _SDK_CLIENTS[base_url] = openai.AsyncOpenAI(base_url=base_url, api_key="x")
     pieces = []
     response = await client.chat.completions.create(
         model="m", messages=[{"role": "user", "content": "write the handlers"}], stream=True
@@ -203,7 +212,6 @@ async def run_sdk(url: str, kb: int) -> float:
             if function is not None and function.arguments:
                 pieces.append(function.arguments)
     arguments = json.loads("".join(pieces))
-    await client.close()
     elapsed = time.perf_counter() - started
     assert arguments["content"] == file_content(kb)
     return elapsed
@@ -273,7 +281,7 @@ def parser_table(reps: int, reparse_sizes: list[int]) -> list[str]:
         per_delta = statistics.median(times) / len(deltas) * 1e6
         row = f"| {kb} KB | {len(deltas):,} | {spread(times)} | {per_delta:.2f} |"
         if kb in reparse_sizes:
-            old = [reparse_every_delta(deltas) for _ in range(max(1, reps // 3))]
+            old = [reparse_every_delta(deltas) for _ in range(max(1, reps // 2))]
             ratio = statistics.median(old) / statistics.median(times)
             old_per_delta = statistics.median(old) / len(deltas) * 1e6
             row += f" {spread(old)} | {old_per_delta:.0f} | {ratio:.0f}x |"
@@ -290,7 +298,7 @@ async def streaming_table(url: str, args: argparse.Namespace) -> list[str]:
         "| µs/chunk | pi-ai ms | µs/chunk | tether / SDK | tether / pi-ai |",
         "|---|---|---|---|---|---|---|---|---|---|",
     ]
-    per_chunk: dict[str, dict[int, float]] = {"tether": {}, "sdk": {}, "pi": {}}
+    totals: dict[str, dict[int, float]] = {"tether": {}, "bare SDK": {}, "pi-ai": {}}
     for kb in args.sizes:
         chunks = kb * DELTAS_PER_KB
         await run_tether(url, kb)
@@ -299,34 +307,52 @@ async def streaming_table(url: str, args: argparse.Namespace) -> list[str]:
         for _ in range(args.reps):
             tether_times.append(await run_tether(url, kb))
             sdk_times.append(await run_sdk(url, kb))
-        tether, sdk = statistics.median(tether_times), statistics.median(sdk_times)
-        per_chunk["tether"][kb] = tether / chunks * 1e6
-        per_chunk["sdk"][kb] = sdk / chunks * 1e6
+        tether = totals["tether"][kb] = statistics.median(tether_times)
+        sdk = totals["bare SDK"][kb] = statistics.median(sdk_times)
         row = (
-            f"| {kb} KB | {chunks:,} | {spread(tether_times)} | {per_chunk['tether'][kb]:.0f} "
-            f"| {spread(sdk_times)} | {per_chunk['sdk'][kb]:.0f} |"
+            f"| {kb} KB | {chunks:,} | {spread(tether_times)} | {tether / chunks * 1e6:.0f} "
+            f"| {spread(sdk_times)} | {sdk / chunks * 1e6:.0f} |"
         )
         if args.no_pi:
             row += f" - | - | {tether / sdk:.2f} | - |"
         else:
-            pi = await asyncio.to_thread(run_pi, url, kb, args.pi_reps)
-            per_chunk["pi"][kb] = pi / chunks * 1e6
+            pi = totals["pi-ai"][kb] = await asyncio.to_thread(run_pi, url, kb, args.pi_reps)
             row += (
-                f" {pi * 1000:.0f} | {per_chunk['pi'][kb]:.0f} | {tether / sdk:.2f} "
+                f" {pi * 1000:.0f} | {pi / chunks * 1e6:.0f} | {tether / sdk:.2f} "
                 f"| {tether / pi:.3f} |"
             )
         rows.append(row)
         print(row, flush=True)
-    if len(args.sizes) > 1:
-        small, large = args.sizes[0], args.sizes[-1]
+    rows += ["", *goals(totals, args.sizes)]
+    return rows
+
+
+def goals(totals: dict[str, dict[int, float]], sizes: list[int]) -> list[str]:
+    """BENCH.md item 8's goals, measured."""
+    tether = totals["tether"]
+    lines = [
+        "Goals (BENCH.md item 8):",
+        "",
+        "- no slower than the bare SDK loop (tether / SDK ≤ 1.0): "
+        + ", ".join(f"{tether[kb] / totals['bare SDK'][kb]:.2f} at {kb} KB" for kb in sizes),
+    ]
+    if totals["pi-ai"]:
+        lines.append(
+            "- at least 10x faster than pi-ai (tether / pi-ai ≤ 0.1): "
+            + ", ".join(f"{tether[kb] / totals['pi-ai'][kb]:.3f} at {kb} KB" for kb in sizes)
+        )
+    if len(sizes) > 1:
+        small, large = sizes[0], sizes[-1]
         growth = ", ".join(
             f"{name} {figures[large] / figures[small]:.2f}"
-            for name, figures in per_chunk.items()
+            for name, figures in totals.items()
             if large in figures and small in figures
         )
-        rows.append("")
-        rows.append(f"µs per chunk at {large} KB / at {small} KB (1.00 is flat): {growth}.")
-    return rows
+        lines.append(
+            f"- flat per delta (time at {large} KB / at {small} KB ≤ "
+            f"{2.3 * large / small / 2:.1f}; {large / small:.1f} is linear): {growth}"
+        )
+    return lines
 
 
 async def profile_tether(url: str, kb: int, out: Path) -> None:
@@ -341,6 +367,7 @@ async def profile_tether(url: str, kb: int, out: Path) -> None:
 
 
 async def main(args: argparse.Namespace) -> None:
+    load_before = os.getloadavg()[0]
     server = subprocess.Popen(
         [sys.executable, __file__, "--serve", *map(str, sorted({*args.sizes}))],
         stdout=subprocess.PIPE,
@@ -363,10 +390,13 @@ async def main(args: argparse.Namespace) -> None:
         "",
         f"`.venv/bin/python bench/stream.py {' '.join(sys.argv[1:])}`".replace("  ", " "),
         "",
-        f"{platform.python_implementation()} {platform.python_version()}, openai "
-        f"{openai.__version__}, {os.cpu_count()} cores (shared), "
-        f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}. Medians of {args.reps} runs "
-        f"after a warm-up (pi-ai: {args.pi_reps}), tether and the bare SDK interleaved.",
+        f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, {cpu_model()}, "
+        f"{os.cpu_count()} cores, shared: load average {load_before:.1f} before, "
+        f"{os.getloadavg()[0]:.1f} after. {platform.python_implementation()} "
+        f"{platform.python_version()}, openai {openai.__version__}, node "
+        f"{node_version()}. Medians of {args.reps} runs after a warm-up (min-max in brackets), "
+        f"tether and the bare SDK interleaved; pi-ai: median of {args.pi_reps} after its own "
+        "warm-up.",
         "",
         "## The argument parser alone",
         "",
@@ -380,6 +410,18 @@ async def main(args: argparse.Namespace) -> None:
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text("\n".join(header))
     print(f"written to {args.out}")
+
+
+def node_version() -> str:
+    node = subprocess.run(["node", "--version"], check=True, capture_output=True, text=True)
+    return node.stdout.strip()
+
+
+def cpu_model() -> str:
+    for line in Path("/proc/cpuinfo").read_text().splitlines():
+        if line.startswith("model name"):
+            return line.split(":", 1)[1].strip()
+    return platform.machine()
 
 
 def parse_args() -> argparse.Namespace:
