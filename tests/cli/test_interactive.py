@@ -14,7 +14,7 @@ from pathlib import Path
 import pexpect
 import psutil
 import pytest
-from tests.ai.providers.loopback import LoopbackServer, Reply, sse
+from tests.ai.providers.loopback import LoopbackServer, Reply, json_reply, sse
 
 from .support import MODEL, TETHER, environment, text_reply, tool_reply, write_models_toml
 from .tmux import TmuxPane
@@ -452,3 +452,16 @@ async def test_a_parallel_batch_asks_one_call_at_a_time(launch, tmp_path) -> Non
         assert "one outside" in json.dumps(results[0]) and "Denied by a person" in json.dumps(
             results[1]
         )
+
+
+async def test_a_provider_retry_is_a_one_line_notice(launch) -> None:
+    replies = [
+        json_reply(503, {"error": {"message": "overloaded, try again"}}),
+        text_reply("Answered on the second try."),
+    ]
+    async with launch(replies) as terminal:
+        pane = terminal.pane
+        await send(pane, "hello?")
+        text = await pane.wait_for("Answered on the second try.")
+        notices = [line for line in text.splitlines() if "the provider is retrying" in line]
+        assert len(notices) == 1 and "Retrying request in" in notices[0]

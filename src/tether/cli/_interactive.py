@@ -11,7 +11,9 @@ prompt, ``steer`` or ``follow_up`` while it works, ``abort``, or a ``/`` command
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
+import re
 import sys
 from dataclasses import replace
 from typing import Any, Protocol
@@ -70,9 +72,11 @@ class InteractiveSession:
     async def run(self) -> int:
         self._banner()
         warm = asyncio.ensure_future(asyncio.to_thread(self._warm_up))
+        notices = _LogNotices(self.transcript, asyncio.get_running_loop())
         try:
             await self.screen.run()
         finally:
+            notices.close()
             warm.cancel()
             if self.run_task is not None and not self.run_task.done():
                 self.runtime.agent.abort()
@@ -232,6 +236,40 @@ class InteractiveSession:
             {"model": _model_refs, "thinking": _thinking_levels, "gate": _gate_modes},
         )
         return TerminalScreen(hooks, completer, os.path.join(data_dir(), "prompt_history"))
+
+
+class _LogNotices(logging.Handler):
+    """Log records as one-line notices in the transcript while the screen runs: a warning
+    written to stderr would break the screen, and a provider SDK's retry (logged at INFO) is
+    something the person should see."""
+
+    _RETRYING = ("openai", "anthropic")
+
+    def __init__(self, transcript: Transcript, loop: asyncio.AbstractEventLoop) -> None:
+        super().__init__(logging.INFO)
+        self.transcript = transcript
+        self.loop = loop
+        self._levels = {name: logging.getLogger(name).level for name in self._RETRYING}
+        for name in self._RETRYING:
+            logging.getLogger(name).setLevel(logging.INFO)
+        logging.getLogger().addHandler(self)
+
+    def emit(self, record: logging.LogRecord) -> None:
+        message = record.getMessage()
+        if record.levelno >= logging.WARNING:
+            text, style = f"{record.levelname.lower()}: {message}", "yellow"
+        elif message.startswith("Retrying request"):
+            seconds = re.sub(r"(\d+\.\d+) seconds", lambda m: f"{float(m[1]):.1f} s", message)
+            text, style = f"↻ the provider is retrying: {seconds}", "yellow"
+        else:
+            return
+        self.loop.call_soon_threadsafe(self.transcript.note, text.split("\n", 1)[0], style)
+
+    def close(self) -> None:
+        logging.getLogger().removeHandler(self)
+        for name, level in self._levels.items():
+            logging.getLogger(name).setLevel(level)
+        super().close()
 
 
 def _load_provider(api: str) -> None:
