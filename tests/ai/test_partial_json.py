@@ -182,6 +182,13 @@ def test_bytes_cut_inside_a_multibyte_character() -> None:
     assert result.get("s", "").startswith("a")
 
 
+def test_a_lone_surrogate_character_is_replaced_not_raised() -> None:
+    assert parse_streaming_json('{"a": "x\ud800y", "b": 1}') == {
+        "a": "x\ufffd\ufffd\ufffdy",
+        "b": 1,
+    }
+
+
 def test_returns_a_new_dict_each_call() -> None:
     first = parse_streaming_json('{"a": [1]}')
     first["a"].append(2)

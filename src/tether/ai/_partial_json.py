@@ -24,7 +24,7 @@ _UNICODE_ESCAPE_WITHOUT_HEX = re.compile(rb"\\u(?![0-9a-fA-F]{4})")
 
 def parse_streaming_json(text: str | bytes) -> dict[str, Any]:
     """Parse possibly incomplete, possibly sloppy JSON object text into a dict."""
-    data = text.encode() if isinstance(text, str) else text
+    data = text.encode(errors="surrogatepass") if isinstance(text, str) else text
     if not data.strip():
         return {}
     value = None if _has_bad_unicode_escape(data) else _parse_partial(data)
