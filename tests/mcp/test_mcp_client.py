@@ -16,7 +16,14 @@ import pytest
 from tether.agent import AgentTool, run_tool_call
 from tether.ai import ToolCall, ToolResultMessage
 from tether.gate import Gate, Governance, ScriptedApprover
-from tether.mcp import McpClients, accept_tools, load_server_configs, print_server_list
+from tether.mcp import (
+    McpClients,
+    McpConfigError,
+    PinStore,
+    accept_tools,
+    load_server_configs,
+    print_server_list,
+)
 
 BIN = os.path.dirname(sys.executable)
 SDK_SERVERS = str(Path(__file__).with_name("sdk_servers.py"))
@@ -290,3 +297,10 @@ async def test_tether_as_a_client_of_tether_mcp_serve_over_http(home, sessions, 
     finally:
         serve.terminate()
         await asyncio.wait_for(serve.wait(), 10)
+
+
+def test_an_unreadable_pin_store_is_an_error_not_a_fresh_start(tmp_path):
+    path = tmp_path / "mcp-pins.json"
+    path.write_text("{not json", encoding="utf-8")
+    with pytest.raises(McpConfigError, match="unreadable pins"):
+        PinStore(path).knows("time")

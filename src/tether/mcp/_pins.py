@@ -5,7 +5,8 @@ input and output schema, annotations. Its digest is sha256 over canonical JSON. 
 server is ever connected its tools are pinned (trust on first use); afterwards a tool whose digest
 differs from its pin is *changed* and one without a pin is *new*, and both are withheld until a
 person accepts them (``tether mcp accept SERVER [TOOL]``). The store is one JSON file in the data
-directory, written atomically.
+directory, written atomically; one that cannot be read is an error, never an empty store (which
+would pin whatever the servers say now).
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, TypeAlias
+
+from ._config import McpConfigError
 
 __all__ = ["PinCheck", "PinStatus", "PinStore", "definition_digest", "describe_change"]
 
@@ -91,9 +94,13 @@ class PinStore:
                 data = json.load(handle)
         except FileNotFoundError:
             return {}
-        except (OSError, ValueError):
-            return {}
-        return data if isinstance(data, dict) else {}
+        except (OSError, ValueError) as exc:
+            raise McpConfigError(
+                f"{self.path}: unreadable pins ({exc}); fix or remove it"
+            ) from None
+        if not isinstance(data, dict):
+            raise McpConfigError(f"{self.path}: pins must be a JSON object; fix or remove it")
+        return data
 
     def _save(self, data: dict[str, Any]) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
