@@ -465,3 +465,40 @@ async def test_a_provider_retry_is_a_one_line_notice(launch) -> None:
         text = await pane.wait_for("Answered on the second try.")
         notices = [line for line in text.splitlines() if "the provider is retrying" in line]
         assert len(notices) == 1 and "Retrying request in" in notices[0]
+
+
+def slow_text_reply(lines: list[str], pause: float) -> Reply:
+    """An answer streamed one line at a time, ``pause`` seconds apart."""
+
+    def chunk(delta: dict, finish: str | None = None) -> dict:
+        choice = {"index": 0, "delta": delta, "finish_reason": finish}
+        return {"id": "c", "object": "chat.completion.chunk", "created": 1, "choices": [choice]}
+
+    body: list = sse([chunk({"role": "assistant", "content": ""})])
+    for line in lines:
+        body += [pause, *sse([chunk({"content": line + "\n\n"})])]
+    body += sse([chunk({}, "stop")], done=True)
+    return Reply(200, body)
+
+
+async def test_resizing_while_an_answer_streams_loses_no_line(launch) -> None:
+    """What was settled before the resize stays; the rest is rendered once at the new width.
+    (The terminal re-wraps the live lines drawn at the old width: a line that was live at that
+    moment may show twice.)"""
+    tail = "with enough words after it to wrap at sixty columns"  # one line at 100, two at 60
+    lines = [f"Paragraph marker{n:02d} {tail}." for n in range(24)]
+    async with launch([slow_text_reply(lines, 0.08)]) as terminal:
+        pane = terminal.pane
+        await send(pane, "stream slowly")
+        await pane.wait_for("marker08")
+        pane.resize(60, 30)
+        shown = await pane.wait_for(
+            lambda text: all(
+                f"marker{n:02d} with enough words after it to wrap at" in text for n in range(24)
+            ),
+            timeout=12,
+        )
+        twice = [n for n in range(24) if shown.count(f"marker{n:02d}") > 1]
+        assert len(twice) <= 3, twice  # at most the live lines of the moment (6 rows)
+        assert all(shown.count(f"marker{n:02d}") == 1 for n in range(12, 24))
+        assert all(len(line) <= 60 for line in pane.screen().splitlines())

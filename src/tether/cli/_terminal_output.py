@@ -65,6 +65,10 @@ class _Stream:
     settled: int = 0
     rendered: list[str] = field(default_factory=list)
     dirty: bool = False
+    start: int = 0
+    """Where in ``text`` the rendered segment begins (a resize starts a new segment)."""
+    rendered_up_to: int = 0
+    width: int = 0
 
 
 class Transcript:
@@ -135,12 +139,22 @@ class Transcript:
                 call.asked, call.started = True, time.monotonic()
 
     def tick(self) -> None:
-        """Render the streamed text if it changed and settle what can no longer change."""
+        """Render the streamed text if it changed and settle what can no longer change.
+
+        Lines already in scrollback were rendered at the width of their time; when the
+        terminal is resized, the live lines are settled as they are and the rest of the
+        text is rendered as a new segment at the new width, so nothing shows twice."""
         stream = self._stream
         if not stream.dirty:
             return
         stream.dirty = False
-        stream.rendered = self._render_text(stream.text)
+        width = self.styler.width()
+        if stream.width and width != stream.width and stream.rendered:
+            self.write(stream.rendered[stream.settled :])
+            stream.start, stream.settled, stream.rendered = stream.rendered_up_to, 0, []
+        stream.width = width
+        stream.rendered = self._render_text(stream.text[stream.start :])
+        stream.rendered_up_to = len(stream.text)
         keep = 1 if self.styler.plain else LIVE_MARKDOWN_LINES
         stable = len(stream.rendered) - keep
         if stable > stream.settled:
@@ -235,7 +249,9 @@ class Transcript:
         thinking = "".join(b.thinking for b in message.content if isinstance(b, ThinkingContent))
         if not stream.text:
             self._settle_thinking(thinking)
-        rendered = self._render_text(text)
+        stream.dirty = True
+        self.tick()  # a resize since the last render starts a segment first
+        rendered = self._render_text(text[stream.start :])
         self.write(rendered[stream.settled :])
         self._stream = _Stream()
         if message.stop_reason == "aborted":
