@@ -50,4 +50,3 @@ async def test_compaction_fires_on_a_small_window_and_the_run_goes_on(tmp_path):
     kept = next(line for line in lines if line["id"] == compactions[0]["first_kept_entry_id"])
     assert kept["message"]["content"] == second_prompt
     assert any("line 0109" in json.dumps(line) for line in lines)  # the file keeps everything
-

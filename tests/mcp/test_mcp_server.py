@@ -12,8 +12,8 @@ from pathlib import Path
 
 import psutil
 import pytest
-
 from mcp import Client, StdioServerParameters
+
 from tether.mcp import NO_APPROVAL_CHANNEL
 
 TETHER = os.path.join(os.path.dirname(sys.executable), "tether")

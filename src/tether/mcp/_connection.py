@@ -23,7 +23,6 @@ from ._config import McpServerConfig
 if TYPE_CHECKING:
     import anyio
     import mcp_types
-
     from mcp import Client
 
 __all__ = ["ProgressFn", "ServerConnection", "ServerGone"]
@@ -115,7 +114,6 @@ class ServerConnection:
         requests: asyncio.Queue[_Request | None],
     ) -> None:
         import anyio
-
         from mcp import Client
 
         in_flight: list[_Request] = []
@@ -156,9 +154,8 @@ class ServerConnection:
         self, client: Client, request: _Request, requests: asyncio.Queue[_Request | None]
     ) -> None:
         import anyio
-        from mcp_types import CONNECTION_CLOSED
-
         from mcp import MCPError
+        from mcp_types import CONNECTION_CLOSED
 
         if request.future.done():
             return
