@@ -95,7 +95,9 @@ class InteractiveSession:
     def submit(self, text: str, kind: str) -> None:
         """What the person sent: a command, a prompt, or a message queued for the run."""
         agent = self.runtime.agent
-        if text.startswith("/") and not text.startswith("//"):
+        if text.startswith("//"):
+            text = text[1:]  # a message that begins with "/"
+        elif text.startswith("/"):
             self.commands.run(text)
             return
         if self.is_running():

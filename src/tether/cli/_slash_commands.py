@@ -83,7 +83,8 @@ class SlashCommands:
         lines += [
             "Keys: Enter sends · Alt-Enter or Shift-Enter or Ctrl-J newline · while working, "
             "Enter queues steering and Alt-Enter a follow-up · Esc or Ctrl-C aborts · Ctrl-O "
-            "expands the last collapsed output · @ completes files · Ctrl-D quits."
+            "expands the last collapsed output · @ completes files · Ctrl-D quits · a "
+            "message that begins with / is sent as //…"
         ]
         self._show(lines)
 
