@@ -502,3 +502,14 @@ async def test_resizing_while_an_answer_streams_loses_no_line(launch) -> None:
         assert len(twice) <= 3, twice  # at most the live lines of the moment (6 rows)
         assert all(shown.count(f"marker{n:02d}") == 1 for n in range(12, 24))
         assert all(len(line) <= 60 for line in pane.screen().splitlines())
+
+
+async def test_the_input_history_persists_between_sessions(launch) -> None:
+    async with launch([text_reply("Noted.")]) as terminal:
+        await send(terminal.pane, "a prompt worth remembering")
+        await terminal.pane.wait_for("Noted.")
+        terminal.pane.send("C-d")
+        await terminal.pane.wait_for("[exited] 0")
+    async with launch([]) as terminal:
+        terminal.pane.send("Up")
+        await terminal.pane.wait_for("> a prompt worth remembering", whole=False)

@@ -3,13 +3,15 @@
 Lines are read by a thread; a line typed while the agent works is queued as steering, and while
 an approval is asked the first line typed after the request was printed answers it (``y``, ``a``,
 ``n`` or ``d``; anything else denies once) — lines typed before it are dropped, so type-ahead
-never answers. Finished text is printed line by line as it settles.
+never answers. Finished text is printed line by line as it settles. Ctrl-C aborts the running
+turn, and twice on an idle session quits, as does Ctrl-D (the end of input).
 """
 
 from __future__ import annotations
 
 import asyncio
 import shutil
+import signal
 import sys
 import threading
 import time
@@ -20,6 +22,8 @@ from tether.gate import Decision
 from ._terminal_approver import ANSWER_HINT, ANSWER_KEYS
 
 __all__ = ["PlainScreen"]
+
+_QUIT_WINDOW_SECONDS = 2.0
 
 
 class _Session(Protocol):
@@ -41,6 +45,7 @@ class PlainScreen:
         self.session = session
         self._asking: tuple[asyncio.Future[Decision], float] | None = None
         self._done = asyncio.Event()
+        self._ctrl_c_at = -1e9
 
     def width(self) -> int:
         return shutil.get_terminal_size().columns
@@ -71,6 +76,7 @@ class PlainScreen:
 
     async def run(self) -> None:
         loop = asyncio.get_running_loop()
+        loop.add_signal_handler(signal.SIGINT, self._ctrl_c)
 
         def read() -> None:
             for line in sys.stdin:
@@ -83,6 +89,18 @@ class PlainScreen:
                 await asyncio.wait_for(self._done.wait(), 0.1)
             except TimeoutError:
                 self.session.transcript.tick()
+        loop.remove_signal_handler(signal.SIGINT)
+
+    def _ctrl_c(self) -> None:
+        """Ctrl-C aborts the running turn; on an idle session, twice within 2 s quits."""
+        if self.session.interrupt():
+            return
+        now = time.monotonic()
+        if now - self._ctrl_c_at < _QUIT_WINDOW_SECONDS:
+            self.session.quit()
+            return
+        self._ctrl_c_at = now
+        self.write(["Press Ctrl-C again to quit (or Ctrl-D)."])
 
     def exit(self) -> None:
         self._done.set()
