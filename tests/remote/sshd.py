@@ -1,0 +1,104 @@
+"""A real OpenSSH server on a loopback port, with a generated host key and user key.
+
+The server runs as the test user (root in CI, so ``PermitRootLogin yes``); ``known_hosts``
+trusts the generated host key. ``PATH`` for sessions includes this interpreter's directory, where
+the PyPI ``ripgrep`` package put ``rg``, so grep and find work on the "remote" host.
+"""
+
+from __future__ import annotations
+
+import getpass
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from tether.remote import SSHOperations
+
+__all__ = ["SSHD_BINARY", "SSHServer", "start_sshd"]
+
+SSHD_BINARY = "/usr/sbin/sshd"
+
+
+@dataclass
+class SSHServer:
+    port: int
+    user: str
+    client_key: Path
+    known_hosts: Path
+    config: Path
+    process: subprocess.Popen[bytes]
+
+    def operations(self, **options: object) -> SSHOperations:
+        return SSHOperations(
+            "127.0.0.1",
+            user=self.user,
+            port=self.port,
+            known_hosts=options.pop("known_hosts", self.known_hosts),  # type: ignore[arg-type]
+            client_keys=[self.client_key],
+            **options,  # type: ignore[arg-type]
+        )
+
+    def stop(self) -> None:
+        self.process.terminate()
+        try:
+            self.process.wait(5)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+def _keygen(path: Path) -> None:
+    subprocess.run(
+        ["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(path)],
+        check=True,
+        stdin=subprocess.DEVNULL,
+    )
+
+
+def start_sshd(directory: Path) -> SSHServer:
+    directory.mkdir(parents=True, exist_ok=True)
+    host_key, client_key = directory / "host_key", directory / "client_key"
+    _keygen(host_key)
+    _keygen(client_key)
+    authorized = directory / "authorized_keys"
+    shutil.copy(f"{client_key}.pub", authorized)
+    port = _free_port()
+    known_hosts = directory / "known_hosts"
+    host_public = (directory / "host_key.pub").read_text().split()
+    known_hosts.write_text(f"[127.0.0.1]:{port} {host_public[0]} {host_public[1]}\n")
+    session_path = os.pathsep.join([os.path.dirname(sys.executable), "/usr/bin", "/bin"])
+    config = directory / "sshd_config"
+    config.write_text(
+        f"ListenAddress 127.0.0.1\nPort {port}\nHostKey {host_key}\n"
+        f"AuthorizedKeysFile {authorized}\nPidFile {directory / 'sshd.pid'}\n"
+        "PermitRootLogin yes\nUsePAM no\nStrictModes no\nPasswordAuthentication no\n"
+        "KbdInteractiveAuthentication no\nSubsystem sftp internal-sftp\n"
+        f"SetEnv PATH={session_path}\nMaxSessions 100\nMaxStartups 100\n"
+    )
+    os.makedirs("/run/sshd", exist_ok=True)  # privilege separation directory sshd insists on
+    process = subprocess.Popen(
+        [SSHD_BINARY, "-D", "-e", "-f", str(config)],
+        stdin=subprocess.DEVNULL,
+        stderr=open(directory / "sshd.log", "wb"),  # noqa: SIM115 - the server keeps it
+    )
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        with socket.socket() as probe:
+            if probe.connect_ex(("127.0.0.1", port)) == 0:
+                break
+        if process.poll() is not None:
+            raise RuntimeError((directory / "sshd.log").read_text())
+        time.sleep(0.05)
+    return SSHServer(port, getpass.getuser(), client_key, known_hosts, config, process)
