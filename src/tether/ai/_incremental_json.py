@@ -94,7 +94,7 @@ class IncrementalObjectParser:
         self._state = _START
         self._carry = ""  # an unfinished token (escape, number, literal) from the last piece
         self._containers: list[dict[str, Any] | list[Any]] = []
-        self._keys: list[str | None] = []  # per open container: its pending key (None: a list)
+        self._keys: list[str | None] = []  # per open container: the key of its next value
         # the open string: decoded pieces not yet in ``value``, and what ``value`` shows
         self._string_is_key = False
         self._pieces: list[str] = []
