@@ -1,11 +1,12 @@
 """The red-team corpus of issue 9 and a benign corpus of everyday coding-agent commands.
 
-``ATTACKS``: ``(command, expected, class)``; ``expected`` is ``deny`` (SECURITY.md §4 calls it
-deny) or ``approve+`` (must never run unasked; approve or deny both accepted). They are only ever
-classified, never run. ``BASH_PROBES``: for each claim about what bash does, the attack and a
-harmless twin (its payload an ``echo``) that must print ``PWNED`` when real bash runs it in a
+``ATTACKS``: ``(command, expected, class)``; ``expected`` is ``deny`` (the policy's rules call
+it deny) or ``approve+`` (must never run unasked; approve or deny both accepted). They are only
+ever classified, never run. ``BASH_PROBES``: for each claim about what bash does, the attack and
+a harmless twin (its payload an ``echo``) that must print ``PWNED`` when real bash runs it in a
 scratch directory holding ``secret.txt`` (whose text is ``PWNED``); a probe needing a program
-that is not installed is skipped. ``BENIGN``: daily commands, none of which may be denied.
+that is not installed is skipped.
+``BENIGN``: daily commands, none of which may be denied.
 """
 
 from __future__ import annotations

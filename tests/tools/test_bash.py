@@ -1,4 +1,4 @@
-"""The bash tool (BEHAVIOR §6, SECURITY §6) against real processes: output, errors, progress,
+"""The bash tool against real processes: output, errors, progress,
 bounded memory with a spill file, and whole process trees dying on timeout and abort."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The bash tool in its bubblewrap sandbox (SECURITY §6), against the real ``bwrap``: what a
+"""The bash tool in its bubblewrap sandbox, against the real ``bwrap``: what a
 command may write, read and reach, its PID namespace, whole trees dying on timeout, abort and
 cancel, and how ``sandbox=None | True | False`` is decided and reported."""
 

@@ -1,4 +1,4 @@
-"""create_coding_tools hands one backend to every tool it makes (API.md: ``operations``)."""
+"""create_coding_tools hands one backend to every tool it makes (``operations``)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The grep tool (BEHAVIOR §6): ripgrep semantics, output format, limits and notices, errors.
+"""The grep tool: ripgrep semantics, output format, limits and notices, errors.
 
 Core cases run against a real temp tree both with ``LocalOperations`` (the real ``rg``) and with
 ``MemoryOperations``; ignore files, rg's own messages and process handling are local only.

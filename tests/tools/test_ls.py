@@ -1,4 +1,4 @@
-"""The ls tool (BEHAVIOR §6): case-insensitive order, dotfiles, ``/`` for directories, the entry
+"""The ls tool: case-insensitive order, dotfiles, ``/`` for directories, the entry
 limit and the output cap with their notices, and clear errors — on a real temp dir and in memory."""
 
 from __future__ import annotations

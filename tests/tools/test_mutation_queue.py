@@ -1,6 +1,6 @@
-"""The file mutation queue (API layer 3): mutations of one file run one at a time in arrival
+"""The file mutation queue: mutations of one file run one at a time in arrival
 order, symlinks to one file share a queue, different files run in parallel, errors release the
-queue, and no lock outlives its users. Also ``resolve_path`` (BEHAVIOR §6, shared rules)."""
+queue, and no lock outlives its users. Also ``resolve_path`` (the shared path rules)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The read tool (BEHAVIOR §6): windows of lines, caps and their notices, errors, images, and a
+"""The read tool: windows of lines, caps and their notices, errors, images, and a
 lazy read that costs about what it returns — on a real temp dir and in memory."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The system prompt (BEHAVIOR §7) and the coding tool set (API layer 3): tools with a
+"""The system prompt and the coding tool set: tools with a
 ``prompt_snippet`` listed in order, de-duplicated guidelines, context files, the appended text
 and the working directory; ``create_coding_tools`` names, order, errors and parameter names."""
 
@@ -227,7 +227,7 @@ def test_prompt_changes_when_the_tool_set_changes() -> None:
 
 
 async def test_the_loop_rebuilds_the_prompt_when_a_result_activates_a_tool(tmp_path: Path) -> None:
-    """BEHAVIOR §5 and §7 end to end: a result adds ``grep``; the next request lists it."""
+    """Dynamic tools end to end: a result adds ``grep``; the next request lists it."""
     cwd = str(tmp_path)
     (tmp_path / "a.txt").write_text("needle\n")
     read, grep = create_coding_tools(cwd, names=("read", "grep"))

@@ -1,4 +1,4 @@
-"""Output caps (BEHAVIOR §6): ``truncate_head`` keeps whole lines from the start,
+"""Output caps: ``truncate_head`` keeps whole lines from the start,
 ``truncate_tail`` whole lines from the end (or the end of one overlong last line), both within a
 line cap and a UTF-8 byte cap, and the result says what was cut."""
 

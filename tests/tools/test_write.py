@@ -1,4 +1,4 @@
-"""The write tool (BEHAVIOR §6): UTF-8 byte counts, parent directories, clear errors, atomic
+"""The write tool: UTF-8 byte counts, parent directories, clear errors, atomic
 replacement through the operations, and same-file writes kept in order by the mutation queue."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""transform_messages: the transcript as one model may be sent it (BEHAVIOR.md §8), and the
+"""transform_messages: the transcript as one model may be sent it, and the
 dispatcher applying it before every request."""
 
 from __future__ import annotations
