@@ -1,10 +1,12 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
+
+from tether.remote import SSHOperations
 
 from .sshd import SSHD_BINARY, SSHServer, start_sshd
 
@@ -16,3 +18,10 @@ def sshd(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SSHServer]:
     server = start_sshd(Path(tmp_path_factory.mktemp("sshd")))
     yield server
     server.stop()
+
+
+@pytest.fixture
+async def ssh_operations(sshd: SSHServer) -> AsyncIterator[SSHOperations]:
+    operations = sshd.operations()
+    yield operations
+    await operations.close()

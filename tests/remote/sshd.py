@@ -17,6 +17,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+import psutil
+
 from tether.remote import SSHOperations
 
 __all__ = ["SSHD_BINARY", "SSHServer", "start_sshd"]
@@ -43,6 +45,13 @@ class SSHServer:
             **options,  # type: ignore[arg-type]
         )
 
+    def session_processes(self) -> list[psutil.Process]:
+        """Every process below the listening sshd: sessions and what they run."""
+        try:
+            return psutil.Process(self.process.pid).children(recursive=True)
+        except psutil.Error:
+            return []
+
     def stop(self) -> None:
         self.process.terminate()
         try:
@@ -67,7 +76,7 @@ def _keygen(path: Path) -> None:
     )
 
 
-def start_sshd(directory: Path) -> SSHServer:
+def start_sshd(directory: Path, *, ripgrep_on_path: bool = True) -> SSHServer:
     directory.mkdir(parents=True, exist_ok=True)
     host_key, client_key = directory / "host_key", directory / "client_key"
     _keygen(host_key)
@@ -78,7 +87,8 @@ def start_sshd(directory: Path) -> SSHServer:
     known_hosts = directory / "known_hosts"
     host_public = (directory / "host_key.pub").read_text().split()
     known_hosts.write_text(f"[127.0.0.1]:{port} {host_public[0]} {host_public[1]}\n")
-    session_path = os.pathsep.join([os.path.dirname(sys.executable), "/usr/bin", "/bin"])
+    with_ripgrep = [os.path.dirname(sys.executable)] if ripgrep_on_path else []
+    session_path = os.pathsep.join([*with_ripgrep, "/usr/bin", "/bin"])
     config = directory / "sshd_config"
     config.write_text(
         f"ListenAddress 127.0.0.1\nPort {port}\nHostKey {host_key}\n"
