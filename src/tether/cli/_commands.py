@@ -14,8 +14,6 @@ __all__ = ["run_command", "settings_from"]
 
 def settings_from(args: Any) -> RunSettings:
     tools = _tool_names(args.tools)
-    if args.remote:
-        raise CommandError("--remote: remote hands are not part of this version yet")
     return RunSettings(
         cwd=os.path.abspath(args.cwd or os.getcwd()),
         model=args.model,
@@ -29,6 +27,7 @@ def settings_from(args: Any) -> RunSettings:
         sandbox=False if args.no_sandbox else None,
         system_prompt=args.system_prompt,
         append_system_prompt=args.append_system_prompt,
+        remote=args.remote or None,
     )
 
 

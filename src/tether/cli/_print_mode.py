@@ -36,6 +36,7 @@ def session_header(runtime: Runtime) -> dict[str, object]:
         "model": f"{runtime.model.provider}/{runtime.model.id}",
         "gate": runtime.gate.mode,
         "resumed": runtime.resumed,
+        **({"tools_run_on": runtime.remote} if runtime.remote else {}),
     }
 
 
@@ -75,6 +76,8 @@ async def run_print(
             reason = final.error_message if final is not None else "no answer"
             stderr.write(f"tether: the run failed: {reason}\n")
         stderr.write(f"tether: {stats.summary()}\n")
+        if runtime.remote:
+            stderr.write(f"tether: tools ran on {runtime.remote}\n")
         if runtime.session is not None:
             stderr.write(f"tether: session {runtime.session.id[:8]} ({runtime.session.path})\n")
     return 1 if failed else 0

@@ -36,6 +36,7 @@ from ._model_choice import CommandError, choose_model
 
 if TYPE_CHECKING:
     from tether.mcp import McpClients
+    from tether.remote import SSHOperations
 
 __all__ = ["CommandError", "RunSettings", "Runtime", "build_runtime"]
 
@@ -57,6 +58,8 @@ class RunSettings:
     system_prompt: str | None = None
     append_system_prompt: str | None = None
     sessions_dir: str | None = None
+    remote: str | None = None
+    """``[user@]host[:port][:/path]``: the tools run on that host over SSH (the gate runs here)."""
 
 
 @dataclass(slots=True)
@@ -73,6 +76,8 @@ class Runtime:
     compactor: Compactor
     resumed: bool = False
     detach: list[Any] = field(default_factory=list)
+    remote: str | None = None
+    """Where the tools run when not here: ``user@host[:port]:/path``."""
 
     async def prompt(self, text: str) -> None:
         """Run ``text``; a context-overflow error compacts once and retries the turn."""
@@ -135,8 +140,15 @@ def build_runtime(
     if model is None:
         model = choose_model(settings.model or (session.model_ref() if session else None))
     thinking = settings.thinking or (session.thinking_level() if session else None)
+    tools_cwd, operations, remote = cwd, None, None
+    if settings.remote is not None:
+        operations, tools_cwd = _open_remote(settings.remote)
+        remote = f"{operations.address}:{tools_cwd}"
     definitions = {
-        d.name: d for d in create_coding_tools(cwd, names=settings.tools, sandbox=settings.sandbox)
+        d.name: d
+        for d in create_coding_tools(
+            tools_cwd, names=settings.tools, sandbox=settings.sandbox, operations=operations
+        )
     }
     tools: list[AgentTool] = [wrap_tool_definition(d) for d in definitions.values()]
     mcp_servers = _connect_mcp_servers()
@@ -145,7 +157,7 @@ def build_runtime(
     gate = Gate(
         settings.gate or "normal",  # type: ignore[arg-type]
         approver,
-        workspace=cwd,
+        workspace=tools_cwd,
         no_approver_hint=no_approver_hint,
     )
     if stream_fn is None:
@@ -164,12 +176,15 @@ def build_runtime(
         after_tool_call=gate.after_tool_call,
         stream_options=StreamOptions(reasoning=reasoning),  # type: ignore[arg-type]
         transform_context=compactor,
-        **_prompt_builder(settings, cwd),
+        **_prompt_builder(settings, tools_cwd, local=operations is None),
     )
     compactor.system_prompt = agent.state.system_prompt
     runtime = Runtime(
         settings, model, thinking, agent, gate, definitions, session, compactor, resumed
     )
+    runtime.remote = remote
+    if operations is not None:
+        runtime.detach.append(operations.close_now)
     if mcp_servers is not None:
         runtime.detach.append(mcp_servers.close)
     if session is not None:
@@ -189,14 +204,30 @@ def _connect_mcp_servers() -> McpClients | None:
         raise CommandError(str(exc)) from None
 
 
-def _prompt_builder(settings: RunSettings, cwd: str) -> dict[str, Any]:
+def _open_remote(spec: str) -> tuple[SSHOperations, str]:
+    """SSH operations for ``--remote`` and the remote working directory, checked before the run."""
+    from tether.remote import (
+        RemoteConnectionError,
+        RemoteTargetError,
+        open_remote_workspace,
+        parse_remote_target,
+    )
+
+    try:
+        return open_remote_workspace(parse_remote_target(spec))
+    except (RemoteTargetError, RemoteConnectionError) as exc:
+        raise CommandError(f"--remote: {exc}") from None
+
+
+def _prompt_builder(settings: RunSettings, cwd: str, *, local: bool = True) -> dict[str, Any]:
+    """Context files are read from ``cwd`` only when it is on this machine."""
     if settings.system_prompt is not None:
         return {}
     builder = partial(
         build_system_prompt,
         cwd=cwd,
         append=settings.append_system_prompt,
-        context_files=find_context_files(cwd),
+        context_files=find_context_files(cwd) if local else [],
     )
     return {"system_prompt_for": builder}
 

@@ -7,5 +7,14 @@ read, write, edit, ls, bash, grep and find tools there. asyncssh is imported on 
 
 from ._connection import HostKeyMismatchError, RemoteConnectionError
 from ._operations import SSHOperations
+from ._target import RemoteTarget, RemoteTargetError, open_remote_workspace, parse_remote_target
 
-__all__ = ["HostKeyMismatchError", "RemoteConnectionError", "SSHOperations"]
+__all__ = [
+    "HostKeyMismatchError",
+    "RemoteConnectionError",
+    "RemoteTarget",
+    "RemoteTargetError",
+    "SSHOperations",
+    "open_remote_workspace",
+    "parse_remote_target",
+]

@@ -87,7 +87,6 @@ class SSHConnection:
                     port=self.port,
                     username=self.user,
                     known_hosts=self.known_hosts,
-                    config=(),
                     **options,
                 ),
                 _CONNECT_TIMEOUT_SECONDS,

@@ -112,6 +112,11 @@ class SSHOperations:
         await self._exec.settle_output_files()
         return await self._search.find(pattern, path, limit, signal=signal)
 
+    def close_now(self) -> None:
+        """Close the connection at once, from synchronous code; unfinished output-file writes
+        are abandoned."""
+        self.connection.drop()
+
     async def close(self) -> None:
         """Finish pending output files and close the connection."""
         await self._exec.settle_output_files()
