@@ -224,7 +224,7 @@ async def test_attach_records_a_persons_decision_as_an_approval_entry(tmp_path):
         tools=[shout],
         before_tool_call=gate.before_tool_call,
     )
-    session.attach(agent, gate)
+    session.attach(agent)  # the gate is found through the agent's before_tool_call hook
     await agent.prompt("go")
     approvals = [line for line in lines_of(session.path) if line["type"] == "approval"]
     assert len(approvals) == 1

@@ -25,7 +25,11 @@ PERSON_OR_REVIEWER = frozenset({"approver", "session", "reviewer"})
 
 
 def record_agent(session: Session, agent: Any, gate: Gate | None) -> Callable[[], None]:
-    """Subscribe ``session`` to ``agent``'s events; returns the unsubscribe function."""
+    """Subscribe ``session`` to ``agent``'s events; returns the unsubscribe function.
+
+    Without ``gate``, the gate whose ``before_tool_call`` the agent runs (if any) is used."""
+    if gate is None:
+        gate = _gate_of(agent)
     arguments: dict[str, tuple[str, Any]] = {}
     recorded = len(gate.records) if gate is not None else 0
 
@@ -56,3 +60,9 @@ def record_agent(session: Session, agent: Any, gate: Gate | None) -> Callable[[]
 
     unsubscribe: Callable[[], None] = agent.subscribe(listener)
     return unsubscribe
+
+
+def _gate_of(agent: Any) -> Gate | None:
+    hook = getattr(agent, "loop_options", {}).get("before_tool_call")
+    owner = getattr(hook, "__self__", None)
+    return owner if isinstance(owner, Gate) else None
