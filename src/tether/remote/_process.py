@@ -2,10 +2,14 @@
 
 Each command is started by a small POSIX-shell wrapper on an SSH exec channel. The wrapper
 exports a marker variable unique to the run (``TETHER_RUN=<random>``), changes to the working
-directory, and ``exec``s ``setsid -w bash -c ...``, so the command leads a new session and process
-group of its own. Its first act is to print its PID on the channel's stderr; the command's own
-stderr is then joined to its stdout *on the remote host*, so both arrive merged in the order the
-command wrote them.
+directory, and ``exec``s ``setsid -w bash -c ...`` with stdin from ``/dev/null`` (as on this
+machine), so the command leads a new session and process group of its own. ``SHLVL=2`` keeps
+each ``exec``'d bash from taking itself for the shell sshd started, which would source
+``~/.bashrc`` again (bash does so for a first-level shell when ``SSH_CLIENT`` is set).
+
+That bash first prints its PID (the group's) on the channel's stderr; the command's own stderr
+is then joined to its stdout *on the remote host*, so both arrive merged in the order the command
+wrote them.
 
 Killing (timeout, abort, cancellation, early stop) runs a second command on the same connection:
 it SIGKILLs the process group, then sweeps ``/proc`` for every process whose environment still
@@ -44,6 +48,8 @@ _DRAIN_SECONDS = 0.15
 _KILL_WAIT_SECONDS = 8.0
 _NO_CWD = b"tether:no-cwd"
 _SWEEP_ROUNDS = 100
+_NO_EXIT_STATUS = -1
+"""What ``exited`` holds when the channel ended without an exit status (the connection broke)."""
 
 Outcome = Literal["exited", "timed_out", "aborted", "stopped"]
 
@@ -66,10 +72,10 @@ def _wrapper(
         assignments = " ".join(shlex.quote(f"{k}={v}") for k, v in env.items())
         launch = launch.replace("setsid", f"env -i {assignments} TETHER_RUN={marker} setsid", 1)
     return (
-        f"TETHER_RUN={marker}; export TETHER_RUN; "
+        f"TETHER_RUN={marker}; SHLVL=2; export TETHER_RUN SHLVL; "
         "shell=bash; command -v bash >/dev/null || shell=/bin/sh; "
         f"cd -- {shlex.quote(cwd)} 2>/dev/null || {{ echo {_NO_CWD.decode()} >&2; exit 1; }}; "
-        f"{launch} {shlex.quote(command)}"
+        f"{launch} {shlex.quote(command)} </dev/null"
     )
 
 
@@ -148,7 +154,7 @@ class _Session:
         if not self.closed.done():
             self.closed.set_result(None)
         if not self.exited.done():
-            self.exited.set_result(-1)
+            self.exited.set_result(_NO_EXIT_STATUS)
 
     def pause_writing(self) -> None:
         pass
@@ -208,11 +214,12 @@ async def run_remote(
             with contextlib.suppress(BaseException):
                 await asyncio.shield(task)
         channel.close()
-    if session.lost is not None and outcome == "exited" and session.exited.result() == -1:
+    if outcome == "exited" and session.exited.result() == _NO_EXIT_STATUS:
         connection.drop()
+        reason = getattr(session.lost, "reason", None) or session.lost or "the channel closed"
         raise RemoteConnectionError(
             f"The SSH connection to {connection.address} was lost while a command ran on it: "
-            f"{getattr(session.lost, 'reason', None) or session.lost}"
+            f"{reason}"
         )
     if session.no_cwd:
         raise FileNotFoundError(errno.ENOENT, "Working directory does not exist", cwd)
