@@ -60,6 +60,8 @@ def run_command(args: Any) -> int:
         return asyncio.run(run_demo())
     if args.command == "mcp":
         return _mcp(args)
+    if args.command == "hand":
+        return _hand(args)
     raise CommandError(f"unknown command {args.command!r}")
 
 
@@ -88,6 +90,21 @@ def _mcp(args: Any) -> int:
         return mcp.accept_tools(args.server, args.tool, sys.stdout)
     except mcp.McpConfigError as exc:
         raise CommandError(str(exc)) from None
+
+
+def _hand(args: Any) -> int:
+    """``tether hand --stdio``: this host's tools, under this host's gate, for a remote caller."""
+    import asyncio
+
+    from tether.remote import serve_hand_on_stdio
+
+    cwd = os.path.abspath(args.cwd or os.getcwd())
+    if not os.path.isdir(cwd):
+        raise CommandError(f"--cwd {args.cwd}: not a directory")
+    sandbox = False if args.no_sandbox else None
+    return asyncio.run(
+        serve_hand_on_stdio(cwd, _tool_names(args.tools), args.gate, sandbox=sandbox)
+    )
 
 
 def _check_command(script: str, workspace: str | None) -> int:

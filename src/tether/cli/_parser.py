@@ -96,6 +96,12 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("id", metavar="ID")
     export.add_argument("--html", metavar="FILE", required=True)
     _add_mcp_commands(commands)
+    hand = commands.add_parser("hand", help="serve this host's governed tools to a caller")
+    hand.add_argument("--stdio", action="store_true", required=True, help="JSON lines on stdio")
+    hand.add_argument("--gate", choices=GATE_MODES, default="normal", help="gate mode (normal)")
+    hand.add_argument("--tools", default=None, metavar="LIST", help=f"default {DEFAULT_TOOLS}")
+    hand.add_argument("--cwd", metavar="DIR", help="workspace (default: here)")
+    hand.add_argument("--no-sandbox", action="store_true", help="run bash without bubblewrap")
     return parser
 
 

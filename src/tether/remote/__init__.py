@@ -6,6 +6,7 @@ read, write, edit, ls, bash, grep and find tools there. asyncssh is imported on 
 """
 
 from ._connection import HostKeyMismatchError, RemoteConnectionError
+from ._hand import serve_hand, serve_hand_on_stdio
 from ._operations import SSHOperations
 from ._target import RemoteTarget, RemoteTargetError, open_remote_workspace, parse_remote_target
 
@@ -17,4 +18,6 @@ __all__ = [
     "SSHOperations",
     "open_remote_workspace",
     "parse_remote_target",
+    "serve_hand",
+    "serve_hand_on_stdio",
 ]

@@ -1,0 +1,237 @@
+"""``tether hand --stdio``: a hand with its own catalog and its own, final gate (JSON lines).
+
+The hand runs on the host where the tools act. Whoever drives it (over an SSH exec channel)
+sees only the tools it offers, and every call passes the *hand's* gate and policy, whatever the
+caller's own gate allowed: the hand's deny is final.
+
+Protocol — one JSON object per line. The hand first sends
+``{"type": "hello", "protocol": 1, "tools": [{"name", "description", "parameters"}]}``. It reads:
+
+- ``{"type": "call", "run_id": ID, "tool": NAME, "arguments": {...}, "approval": DIGEST?}``: run
+  one call. A run id is used once: a repeated one is rejected, never run again. ``approval`` is
+  the digest of an approval this hand asked for (see below);
+- ``{"type": "cancel", "run_id": ID}``: abort that call (bash kills its tree).
+
+It sends ``{"type": "progress", "run_id", "text"}`` while a call runs and
+``{"type": "result", "run_id", "is_error", "text"}`` once it ended (also for a rejected call).
+A call the hand's gate wants a person to approve is denied, and the hand sends
+``{"type": "approval_required", "run_id", "tool", "digest", "expires_at"}`` first: the digest
+binds the exact arguments. Sending the same call again under a new run id with that ``approval``
+before ``expires_at`` (Unix seconds) runs it once; an approval is spent by its first use, and one
+for other arguments (another digest) or an unknown, spent or expired one is refused with
+``{"type": "approval_rejected", "run_id", "reason"}``. When the input ends (the connection
+dropped), running calls are aborted; the hand never re-runs anything by itself.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import json
+import sys
+import time
+from collections.abc import AsyncIterator, Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from tether.agent import AbortController, AgentEvent, AgentTool, ToolExecutionUpdate, run_tool_call
+from tether.ai import TextContent, ToolCall, parameters_schema
+from tether.gate import ApprovalRequest, Decision, Gate, Mode
+from tether.tools import create_coding_tools, wrap_tool_definition
+
+__all__ = ["HAND_PROTOCOL", "serve_hand", "serve_hand_on_stdio"]
+
+HAND_PROTOCOL = 1
+APPROVAL_SECONDS = 300.0
+"""How long an approval the hand asked for stays usable."""
+
+Send = Callable[[dict[str, Any]], None]
+
+
+@dataclass
+class _PendingApproval:
+    tool: str
+    expires_at: float
+
+
+@dataclass
+class _HandApprover:
+    """The hand's approver: a person is never asked here. A call that needs one is denied and
+    an approval bound to its digest is offered; the call carrying that digest is allowed once.
+    """
+
+    send: Send
+    clock: Callable[[], float]
+    pending: dict[str, _PendingApproval] = field(default_factory=dict)
+    presented: dict[str, str | None] = field(default_factory=dict)
+    """Per run id, the approval digest its call carried."""
+
+    async def confirm(self, request: ApprovalRequest) -> Decision:
+        run_id = _RUN_ID.get()
+        offered = self.presented.get(run_id)
+        if offered is not None:
+            problem = self._redeem(offered, request)
+            if problem is None:
+                return "allow_once"
+            self.send({"type": "approval_rejected", "run_id": run_id, "reason": problem})
+            return "deny_once"
+        expires_at = self.clock() + APPROVAL_SECONDS
+        self.pending[request.digest] = _PendingApproval(request.tool_name, expires_at)
+        self.send(
+            {
+                "type": "approval_required",
+                "run_id": run_id,
+                "tool": request.tool_name,
+                "reason": request.reason,
+                "digest": request.digest,
+                "expires_at": expires_at,
+            }
+        )
+        return "deny_once"
+
+    def _redeem(self, offered: str, request: ApprovalRequest) -> str | None:
+        """``None`` when ``offered`` approves exactly this request (it is then spent)."""
+        if offered != request.digest:
+            return "the approval is for other arguments (digest mismatch)"
+        approval = self.pending.pop(offered, None)
+        if approval is None:
+            return "no such approval: unknown or already used"
+        if approval.tool != request.tool_name or self.clock() > approval.expires_at:
+            return "the approval has expired"
+        return None
+
+
+_RUN_ID: contextvars.ContextVar[str] = contextvars.ContextVar("hand_run_id")
+"""The run id of the call a gate callback belongs to (each call runs in a task of its own)."""
+
+
+def catalog(tools: Sequence[AgentTool]) -> list[dict[str, Any]]:
+    return [
+        {
+            "name": t.name,
+            "description": t.description,
+            "parameters": parameters_schema(t.parameters),
+        }
+        for t in tools
+    ]
+
+
+async def serve_hand(
+    lines: AsyncIterator[str],
+    send: Send,
+    *,
+    tools: Sequence[AgentTool],
+    mode: Mode,
+    workspace: str,
+    clock: Callable[[], float] = time.time,
+) -> None:
+    """Serve one caller: ``lines`` in, ``send`` out, until the input ends."""
+    approver = _HandApprover(send, clock)
+    gate = Gate(mode, approver, workspace=workspace)
+    used: set[str] = set()
+    running: dict[str, AbortController] = {}
+    tasks: set[asyncio.Task[None]] = set()
+    send({"type": "hello", "protocol": HAND_PROTOCOL, "tools": catalog(tools)})
+
+    async def run(run_id: str, tool_call: ToolCall, controller: AbortController) -> None:
+        _RUN_ID.set(run_id)
+
+        def observe(event: AgentEvent) -> None:
+            if isinstance(event, ToolExecutionUpdate):
+                send({"type": "progress", "run_id": run_id, "text": _text(event.partial_result)})
+
+        try:
+            result = await run_tool_call(
+                tool_call,
+                tools,
+                before_tool_call=gate.before_tool_call,
+                after_tool_call=gate.after_tool_call,
+                signal=controller.signal,
+                on_event=observe,
+            )
+            send(
+                {
+                    "type": "result",
+                    "run_id": run_id,
+                    "is_error": result.is_error,
+                    "text": _text(result),
+                }
+            )
+        finally:
+            running.pop(run_id, None)
+            approver.presented.pop(run_id, None)
+
+    try:
+        async for line in lines:
+            message = _parse(line)
+            kind = message.get("type") if message is not None else None
+            run_id = message.get("run_id") if message is not None else None
+            if message is None or not isinstance(run_id, str) or kind not in ("call", "cancel"):
+                send({"type": "error", "error": "expected a call or cancel object with a run_id"})
+            elif kind == "cancel":
+                controller = running.get(run_id)
+                if controller is not None:
+                    controller.abort("cancelled by the caller")
+            elif run_id in used:
+                send(
+                    _refusal(run_id, f"run id {run_id!r} was already used; a call never runs twice")
+                )
+            else:
+                used.add(run_id)
+                arguments = message.get("arguments")
+                approval = message.get("approval")
+                approver.presented[run_id] = approval if isinstance(approval, str) else None
+                controller = AbortController()
+                running[run_id] = controller
+                tool_call = ToolCall(
+                    run_id,
+                    str(message.get("tool")),
+                    arguments if isinstance(arguments, dict) else {},
+                )
+                task = asyncio.ensure_future(run(run_id, tool_call, controller))
+                tasks.add(task)
+                task.add_done_callback(tasks.discard)
+    finally:
+        for controller in list(running.values()):
+            controller.abort("the caller's connection ended")
+        if tasks:
+            await asyncio.wait(set(tasks))
+
+
+def _refusal(run_id: str, text: str) -> dict[str, Any]:
+    return {"type": "result", "run_id": run_id, "is_error": True, "text": text}
+
+
+def _parse(line: str) -> dict[str, Any] | None:
+    try:
+        value = json.loads(line)
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def _text(result: Any) -> str:
+    content = getattr(result, "content", None) or []
+    return "".join(block.text for block in content if isinstance(block, TextContent))
+
+
+async def serve_hand_on_stdio(
+    cwd: str, tool_names: Sequence[str], mode: Mode, *, sandbox: bool | None = None
+) -> int:
+    """``tether hand --stdio``: the named tools for ``cwd`` served on stdin/stdout."""
+    definitions = create_coding_tools(cwd, names=tool_names, sandbox=sandbox)
+    tools = [wrap_tool_definition(d) for d in definitions]
+    loop = asyncio.get_running_loop()
+    reader = asyncio.StreamReader()
+    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
+
+    async def lines() -> AsyncIterator[str]:
+        while line := await reader.readline():
+            yield line.decode("utf-8", errors="replace")
+
+    def send(message: dict[str, Any]) -> None:
+        sys.stdout.write(json.dumps(message) + "\n")
+        sys.stdout.flush()
+
+    await serve_hand(lines(), send, tools=tools, mode=mode, workspace=cwd)
+    return 0
