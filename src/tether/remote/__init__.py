@@ -7,10 +7,12 @@ read, write, edit, ls, bash, grep and find tools there. asyncssh is imported on 
 
 from ._connection import HostKeyMismatchError, RemoteConnectionError
 from ._hand import serve_hand, serve_hand_on_stdio
+from ._hand_client import HandClient
 from ._operations import SSHOperations
 from ._target import RemoteTarget, RemoteTargetError, open_remote_workspace, parse_remote_target
 
 __all__ = [
+    "HandClient",
     "HostKeyMismatchError",
     "RemoteConnectionError",
     "RemoteTarget",

@@ -1,0 +1,92 @@
+"""The caller's side of a hand over a real sshd: the model gets only the hand's tools, calls run
+there under the hand's gate, and a dropped connection marks calls lost without re-running them."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from tests.tools.file_workspace import text_of
+from tests.tools.test_bash import is_dead
+
+from tether.agent import AgentContext, AgentLoopConfig, ToolError, agent_loop
+from tether.ai import AbortController, ToolResultMessage, UserMessage
+from tether.ai.faux import FauxModel, faux_message, faux_text, faux_tool_call
+from tether.remote import HandClient, SSHOperations
+
+from .sshd import SSHServer
+
+TETHER = str(Path(sys.executable).with_name("tether"))
+
+
+async def test_the_model_gets_only_the_hands_tools_and_a_missing_one_is_named(
+    ssh_operations: SSHOperations, tmp_path: Path
+) -> None:
+    (tmp_path / "notes.txt").write_text("remote notes\n")
+    (tmp_path / ".env").write_text("TOKEN=hunter2\n")
+    hand = await HandClient.start(
+        ssh_operations, str(tmp_path), tools=["read", "ls"], tether=TETHER
+    )
+    try:
+        tools = hand.tools()
+        assert [tool.name for tool in tools] == ["read", "ls"]
+        model = FauxModel(
+            [
+                faux_message(
+                    faux_tool_call("bash", {"command": "touch made"}, id="c1"),
+                    faux_tool_call("read", {"path": "notes.txt"}, id="c2"),
+                    faux_tool_call("read", {"path": ".env"}, id="c3"),
+                ),
+                faux_message(faux_text("done")),
+            ]
+        )
+        stream = agent_loop(
+            [UserMessage("go")],
+            AgentContext("", [], tools),
+            AgentLoopConfig(model=model.model, stream_fn=model.stream),
+        )
+        _ = [event async for event in stream]
+        results = [m for m in await stream.result() if isinstance(m, ToolResultMessage)]
+    finally:
+        await hand.close()
+    bash, notes, secret = results
+    assert bash.is_error and "Available tools: ls, read" in text_of(bash.content)
+    assert not (tmp_path / "made").exists()
+    assert not notes.is_error and text_of(notes.content) == "remote notes"
+    # no gate on this side at all: the hand's own policy still denies the secret
+    assert secret.is_error and text_of(secret.content).startswith("Denied by policy")
+    assert "hunter2" not in text_of(secret.content)
+
+
+async def test_a_dropped_connection_marks_the_call_lost_and_never_reruns_it(
+    sshd: SSHServer, ssh_operations: SSHOperations, tmp_path: Path
+) -> None:
+    hand = await HandClient.start(
+        ssh_operations, str(tmp_path), tools=["bash"], gate="yolo", tether=TETHER
+    )
+    (bash,) = hand.tools()
+    command = "sleep 60 & echo $! > sleep.pid; echo run >> runs.log; wait"
+    call = asyncio.create_task(
+        bash.execute("c1", {"command": command}, AbortController().signal, None)
+    )
+    deadline = time.monotonic() + 20
+    while not (tmp_path / "runs.log").exists():
+        assert time.monotonic() < deadline, "the call never started on the hand"
+        await asyncio.sleep(0.01)
+    for process in sshd.session_processes():
+        if process.name() == "sshd":
+            process.kill()
+    with pytest.raises(ToolError, match=f"hand on root@127.0.0.1:{sshd.port} was lost"):
+        await asyncio.wait_for(call, 20)
+    with pytest.raises(ToolError, match="was lost"):
+        await bash.execute("c2", {"command": "echo again"}, AbortController().signal, None)
+    await hand.close()
+    assert (tmp_path / "runs.log").read_text() == "run\n"
+    sleeper = int((tmp_path / "sleep.pid").read_text())
+    deadline = time.monotonic() + 10  # the hand saw its input end and aborted the call
+    while not is_dead(sleeper):
+        assert time.monotonic() < deadline, "the hand's call outlived the connection"
+        await asyncio.sleep(0.05)
