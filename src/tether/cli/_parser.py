@@ -77,7 +77,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--system-prompt", metavar="TEXT", help="replace the system prompt")
     parser.add_argument("--append-system-prompt", metavar="TEXT", help="add to the system prompt")
     parser.add_argument(
-        "--remote", metavar="[USER@]HOST[:PORT]", help="run the tools on another host over SSH"
+        "--remote",
+        metavar="[USER@]HOST[:PORT][:/PATH]",
+        help="run the tools on another host over SSH (in PATH there)",
     )
 
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
