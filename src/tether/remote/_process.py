@@ -89,11 +89,14 @@ def _kill_script(marker: str, group: int | None) -> str:
 
 
 class _Session:
-    """The exec channel's callbacks: stdout to the consumer, the PID line and stderr kept."""
+    """The exec channel's callbacks: stdout to the consumer, the PID line and stderr kept.
 
-    def __init__(self, on_stdout: Callable[[bytes], bool | None], merge: bool) -> None:
+    It has every method asyncssh calls on an ``SSHClientSession`` (it is not a subclass, so that
+    asyncssh is imported only on first connect); the flow-control ones have nothing to do.
+    """
+
+    def __init__(self, on_stdout: Callable[[bytes], bool | None]) -> None:
         self._on_stdout = on_stdout
-        self._merge = merge
         self._loop = asyncio.get_running_loop()
         self.exited: asyncio.Future[int] = self._loop.create_future()
         self.closed: asyncio.Future[None] = self._loop.create_future()
@@ -188,7 +191,7 @@ async def run_remote(
     loop_session: list[_Session] = []
 
     def factory() -> _Session:
-        session = _Session(on_stdout, merge_stderr)
+        session = _Session(on_stdout)
         loop_session.append(session)
         return session
 
