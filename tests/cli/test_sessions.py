@@ -7,6 +7,7 @@ import asyncio
 import json
 import signal
 
+import psutil
 from tests.ai.providers.loopback import HANG, LoopbackServer, Reply
 
 from tether.session import SessionStore
@@ -119,7 +120,7 @@ async def test_a_run_killed_mid_batch_resumes_with_every_call_answered(tmp_path)
     home, project = tmp_path / "home", tmp_path / "project"
     project.mkdir()
     (project / "a.txt").write_text("a\n", encoding="utf-8")
-    batch = tool_reply(("c1", "read", {"path": "a.txt"}), ("c2", "bash", {"command": "sleep 60"}))
+    batch = tool_reply(("c1", "read", {"path": "a.txt"}), ("c2", "bash", {"command": "sleep 61.7"}))
     async with LoopbackServer([batch, text_reply("picked up again")]) as server:
         write_models_toml(home, server.url)
         process = await asyncio.create_subprocess_exec(
@@ -136,10 +137,8 @@ async def test_a_run_killed_mid_batch_resumes_with_every_call_answered(tmp_path)
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE,
         )
-        store = SessionStore(str(home / "sessions"))
-        for _ in range(200):
-            recent = store.most_recent(str(project))
-            if recent is not None and any(m.role == "tool_result" for m in recent.messages()):
+        for _ in range(200):  # kill it while the batch's bash is running
+            if any(p.info["cmdline"] == ["sleep", "61.7"] for p in psutil.process_iter(["cmdline"])):
                 break
             await asyncio.sleep(0.05)
         process.send_signal(signal.SIGKILL)
