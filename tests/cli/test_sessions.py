@@ -137,8 +137,9 @@ async def test_a_run_killed_mid_batch_resumes_with_every_call_answered(tmp_path)
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE,
         )
+        batch_sleep = ["sleep", "61.7"]
         for _ in range(200):  # kill it while the batch's bash is running
-            if any(p.info["cmdline"] == ["sleep", "61.7"] for p in psutil.process_iter(["cmdline"])):
+            if any(p.info["cmdline"] == batch_sleep for p in psutil.process_iter(["cmdline"])):
                 break
             await asyncio.sleep(0.05)
         process.send_signal(signal.SIGKILL)
