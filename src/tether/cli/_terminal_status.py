@@ -1,8 +1,9 @@
 """The status line: what guards are active and what the session costs, always in view.
 
 Model and thinking level, tokens in/out, cost, context use in % of the model's window (yellow
-from 70 %, red from 90 %), gate mode, whether bash runs in the sandbox, and the session. When the
-terminal is narrow, the session, tokens and cost go first; model, context, gate and sandbox stay.
+from 70 %, red from 90 %), gate mode, whether bash runs in the sandbox, where the tools run (this
+machine, or the ``--remote`` host), and the session. When the terminal is narrow, the session,
+tokens and cost go first; model, context, gate, sandbox and a remote host stay.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from tether.ai import AssistantMessage
 from ._runtime import Runtime
 from ._terminal_style import Styler
 
-__all__ = ["context_percent", "sandbox_state", "status_line"]
+__all__ = ["context_percent", "sandbox_state", "status_line", "tools_host"]
 
 _SEPARATOR: Final = " · "
 
@@ -24,6 +25,12 @@ def sandbox_state(runtime: Runtime) -> str:
     if bash is None:
         return "no bash"
     return "sandbox on" if bash.metadata.get("sandboxed") else "sandbox off"
+
+
+def tools_host(remote: str) -> str:
+    """``user@host:port`` of ``--remote``'s ``user@host:port:/path`` (the path is long)."""
+    address, _, path = remote.rpartition(":")
+    return address if address and path.startswith("/") else remote
 
 
 def context_percent(runtime: Runtime) -> int:
@@ -50,6 +57,7 @@ def status_line(runtime: Runtime, styler: Styler, width: int) -> str:
     gate = runtime.gate.mode
     sandbox = sandbox_state(runtime)
     model = f"{runtime.model.provider}/{runtime.model.id}"
+    where = f"tools on {tools_host(runtime.remote)}" if runtime.remote else "tools here"
     session = runtime.session
     session_text = (session.name or session.id[:8]) if session is not None else "no session"
     # (text, style, drop order: 0 never dropped, higher dropped first)
@@ -61,6 +69,7 @@ def status_line(runtime: Runtime, styler: Styler, width: int) -> str:
         (f"ctx {percent}%", context_style, 0),
         (f"gate {gate}", "bold red" if gate == "yolo" else "", 0),
         (sandbox, "green" if sandbox == "sandbox on" else "yellow", 0),
+        (where, "bold cyan" if runtime.remote else "", 0 if runtime.remote else 1),
         (f"session {session_text}", "dim", 5),
     ]
     while len(_SEPARATOR.join(p[0] for p in parts)) > width - 1 and any(p[2] for p in parts):
