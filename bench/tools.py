@@ -50,12 +50,12 @@ from pathlib import Path
 from typing import Any
 
 from tether.tools.operations._ripgrep import (
-    _COMMON_ARGS,
-    _EXCLUDE_GIT_DIR,
-    _EXCLUDE_SECRETS,
-    _GREP_OUTPUT_ARGS,
+    RG_COMMON_ARGS,
+    RG_EXCLUDE_GIT_DIR,
+    RG_EXCLUDE_SECRETS,
+    RG_GREP_OUTPUT_ARGS,
+    RipgrepGlobFilter,
     _find_args,
-    _GlobFilter,
     _path_args,
 )
 
@@ -78,16 +78,16 @@ FAST_REPS_FACTOR = 5  # for the cases that take milliseconds, where noise weighs
 # rg as the task describes it, and as tether's RipgrepOperations actually runs it.
 RG_GREP = ["--json", "--hidden", "--no-require-git", "-e", GREP_PATTERN]
 RG_GREP_TETHER = [
-    *_GREP_OUTPUT_ARGS,
-    *_COMMON_ARGS,
-    *_EXCLUDE_GIT_DIR,
-    *_EXCLUDE_SECRETS,
+    *RG_GREP_OUTPUT_ARGS,
+    *RG_COMMON_ARGS,
+    *RG_EXCLUDE_GIT_DIR,
+    *RG_EXCLUDE_SECRETS,
     "--regexp",
     GREP_PATTERN,
     *_path_args("."),
 ]
 RG_FIND = ["--files", "--hidden", "--no-require-git", "--glob", "*.py"]
-RG_FIND_TETHER = _find_args(_GlobFilter.for_glob("**/*.py", searching_directory=True), ".")
+RG_FIND_TETHER = _find_args(RipgrepGlobFilter.for_glob("**/*.py", searching_directory=True), ".")
 
 
 # --------------------------------------------------------------------------------------------

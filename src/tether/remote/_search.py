@@ -12,38 +12,29 @@ as it arrives and the search is stopped as soon as the limit is known to be exce
 from __future__ import annotations
 
 import posixpath
-import re
 import shlex
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from tether.ai import AbortSignal
-from tether.gate import SECRET_SEARCH_GLOBS
-from tether.tools.operations import FindOutcome, GrepLine, GrepOutcome, GrepQuery
+from tether.tools.operations import (
+    RG_COMMON_ARGS,
+    RG_EXCLUDE_GIT_DIR,
+    RG_EXCLUDE_SECRETS,
+    RG_GREP_OUTPUT_ARGS,
+    FindOutcome,
+    GrepLine,
+    GrepOutcome,
+    GrepQuery,
+    RipgrepGlobFilter,
+    compile_glob,
+)
 
 from ._connection import SSHConnection
 from ._files import RemoteFiles
 from ._process import RemoteRun, run_remote
 
 __all__ = ["RemoteSearch"]
-
-_COMMON_ARGS = ("--no-config", "--hidden", "--no-require-git")
-_EXCLUDE_GIT_DIR = ("--glob", "!.git")
-_EXCLUDE_SECRETS = tuple(arg for glob in SECRET_SEARCH_GLOBS for arg in ("--iglob", f"!{glob}"))
-_GREP_OUTPUT_ARGS = (
-    "--null",
-    "--line-number",
-    "--with-filename",
-    "--no-heading",
-    "--color",
-    "never",
-    "--field-match-separator",
-    ":",
-    "--field-context-separator",
-    "-",
-    "--no-context-separator",
-)
-_GLOB_TOKEN = re.compile(r"\*\*/|/\*\*$|\*\*|\*|\?|\[[^\]]*\]|\{[^}]*\}|.", re.DOTALL)
 
 
 class RemoteSearch:
@@ -55,7 +46,7 @@ class RemoteSearch:
 
     async def grep(self, query: GrepQuery, *, signal: AbortSignal | None = None) -> GrepOutcome:
         workdir, target = await self._search_root(query.path)
-        args = [*_GREP_OUTPUT_ARGS, *_COMMON_ARGS]
+        args = [*RG_GREP_OUTPUT_ARGS, *RG_COMMON_ARGS]
         if target != ".":
             args.append("--text")
         if query.ignore_case:
@@ -64,8 +55,9 @@ class RemoteSearch:
             args.append("--fixed-strings")
         if query.context > 0:
             args += ["--context", str(query.context)]
-        type_args, accepts = _glob_filter(query.glob, searching_directory=target == ".")
-        args += [*type_args, *_EXCLUDE_GIT_DIR, *_EXCLUDE_SECRETS, "--regexp", query.pattern]
+        glob_filter = RipgrepGlobFilter.for_glob(query.glob, searching_directory=target == ".")
+        type_args, accepts = glob_filter.args, glob_filter.accepts
+        args += [*type_args, *RG_EXCLUDE_GIT_DIR, *RG_EXCLUDE_SECRETS, "--regexp", query.pattern]
         args += _path_args(target)
         collector = _MatchCollector(query.limit, query.context, accepts)
         run = await self._run(args, workdir, _Records(collector.add_block, b"\n"), signal)
@@ -78,9 +70,10 @@ class RemoteSearch:
         workdir, target = await self._search_root(path)
         if target != ".":
             name = posixpath.basename(path)
-            return FindOutcome([name] if _path_matcher(pattern)(name) else [], False)
-        type_args, accepts = _glob_filter(pattern, searching_directory=True)
-        args = ["--files", "--null", *_COMMON_ARGS, *type_args, *_EXCLUDE_GIT_DIR]
+            return FindOutcome([name] if compile_glob(pattern)(name) else [], False)
+        glob_filter = RipgrepGlobFilter.for_glob(pattern, searching_directory=True)
+        type_args, accepts = glob_filter.args, glob_filter.accepts
+        args = ["--files", "--null", *RG_COMMON_ARGS, *type_args, *RG_EXCLUDE_GIT_DIR]
         listing = _Listing(accepts)
         run = await self._run(args, workdir, _Records(listing.add_block, b"\0"), signal)
         self._raise_if_refused(run, produced_output=listing.received_output)
@@ -148,64 +141,6 @@ class _Records:
 
 def _path_args(target: str) -> list[str]:
     return [] if target == "." else ["--", target]
-
-
-def _glob_filter(
-    glob: str | None, *, searching_directory: bool
-) -> tuple[tuple[str, ...], Callable[[str], bool] | None]:
-    if not glob:
-        return (), None
-    if glob.startswith("!"):
-        return ("--glob", glob), None
-    pattern = glob
-    while pattern.startswith("**/"):
-        pattern = pattern[3:]
-    name = pattern.rsplit("/", 1)[-1]
-    names_only = "/" not in pattern
-    if name in ("", "**") or ":" in name:
-        name, names_only = "*", False
-    args = ("--type-add", f"tether:{name}", "--type", "tether")
-    if names_only or not searching_directory:
-        return args, None
-    return args, _path_matcher(glob)
-
-
-def _path_matcher(glob: str) -> Callable[[str], bool]:
-    """A test of a relative POSIX path against ``glob`` as rg reads one: without a slash the
-    file name at any depth, with one the whole path, a trailing slash everything below such a
-    directory, a leading ``!`` negated."""
-    negated = glob.startswith("!")
-    body = glob.removeprefix("!")
-    below_directory = body.endswith("/")
-    body = body.rstrip("/")
-    whole_path = "/" in body
-    body = body.lstrip("/")
-    if below_directory:
-        body = f"{body}/**" if whole_path else f"**/{body}/**"
-        whole_path = True
-    regex = re.compile(_regex_of(body), re.DOTALL)
-
-    def matches(path: str) -> bool:
-        subject = path if whole_path else posixpath.basename(path)
-        return (regex.fullmatch(subject) is not None) != negated
-
-    return matches
-
-
-def _regex_of(glob: str) -> str:
-    translated = {"**/": "(?:.*/)?", "/**": "/.*", "**": ".*", "*": "[^/]*", "?": "[^/]"}
-    parts: list[str] = []
-    for token in _GLOB_TOKEN.findall(glob):
-        if token in translated:
-            parts.append(translated[token])
-        elif token.startswith("[") and len(token) > 2:
-            members = token[1:-1]
-            parts.append("[" + ("^" + members[1:] if members.startswith("!") else members) + "]")
-        elif token.startswith("{") and len(token) > 1:
-            parts.append("(?:" + "|".join(map(_regex_of, token[1:-1].split(","))) + ")")
-        else:
-            parts.append(re.escape(token))
-    return "".join(parts)
 
 
 def _relative(path: str) -> str:

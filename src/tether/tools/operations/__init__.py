@@ -1,9 +1,13 @@
 """The seams between tools and the system: one small protocol per tool, and implementations.
 
 ``LocalOperations`` implements them all on this machine; ``MemoryOperations`` implements the
-file ones (read, write, edit, ls, and grep / find) over an in-memory tree.
+file ones (read, write, edit, ls, and grep / find) over an in-memory tree. For backends that run
+ripgrep elsewhere (a remote host), the arguments tether gives ``rg`` (``RG_*``), how a user's glob
+becomes rg arguments plus a path test (:class:`RipgrepGlobFilter`) and the glob matcher itself
+(:func:`compile_glob`) are public, so every backend searches the same way.
 """
 
+from ._glob import compile_glob
 from ._local import LocalOperations
 from ._memory import MemoryOperations
 from ._protocols import (
@@ -24,8 +28,19 @@ from ._protocols import (
     ReadOperations,
     WriteOperations,
 )
+from ._ripgrep import (
+    RG_COMMON_ARGS,
+    RG_EXCLUDE_GIT_DIR,
+    RG_EXCLUDE_SECRETS,
+    RG_GREP_OUTPUT_ARGS,
+    RipgrepGlobFilter,
+)
 
 __all__ = [
+    "RG_COMMON_ARGS",
+    "RG_EXCLUDE_GIT_DIR",
+    "RG_EXCLUDE_SECRETS",
+    "RG_GREP_OUTPUT_ARGS",
     "BashOperations",
     "DirEntry",
     "EditOperations",
@@ -43,5 +58,7 @@ __all__ = [
     "MemoryOperations",
     "OutputFile",
     "ReadOperations",
+    "RipgrepGlobFilter",
     "WriteOperations",
+    "compile_glob",
 ]

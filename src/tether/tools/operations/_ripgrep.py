@@ -47,7 +47,15 @@ from ._secret_files import SECRET_FILE_GLOBS
 if sys.platform == "linux":
     import fcntl
 
-__all__ = ["RipgrepOperations", "locate_ripgrep"]
+__all__ = [
+    "RG_COMMON_ARGS",
+    "RG_EXCLUDE_GIT_DIR",
+    "RG_EXCLUDE_SECRETS",
+    "RG_GREP_OUTPUT_ARGS",
+    "RipgrepGlobFilter",
+    "RipgrepOperations",
+    "locate_ripgrep",
+]
 
 _READ_CHUNK = 1024 * 1024
 _PIPE_SIZE = 1024 * 1024  # Linux's default limit for an unprivileged pipe
@@ -55,18 +63,18 @@ _SMALL_READ = 16 * 1024
 _GATHER_MILLISECONDS = 1
 _STDERR_KEEP = 16 * 1024
 
-_COMMON_ARGS = (
+RG_COMMON_ARGS = (
     "--no-config",  # a user's RIPGREP_CONFIG_PATH must not change what the tools see
     "--hidden",
     "--no-require-git",  # .gitignore applies outside a git repository too
 )
-_EXCLUDE_GIT_DIR = ("--glob", "!.git")  # last, so no user glob can re-include it
+RG_EXCLUDE_GIT_DIR = ("--glob", "!.git")  # last, so no user glob can re-include it
 """The exclusion of git's own data. grep always passes it. find filters ``.git`` paths out
 itself (:func:`_outside_git_dir`) and passes it only when the searched directory holds a
 ``.git``: there it prunes a store of loose objects that could double rg's walk, while in a tree
 without one it is pure cost — rg tests it against every path it walks, a quarter of find's time
 on 11,670 files."""
-_EXCLUDE_SECRETS = tuple(arg for glob in SECRET_FILE_GLOBS for arg in ("--iglob", f"!{glob}"))
+RG_EXCLUDE_SECRETS = tuple(arg for glob in SECRET_FILE_GLOBS for arg in ("--iglob", f"!{glob}"))
 
 
 @functools.cache
@@ -89,7 +97,7 @@ def locate_ripgrep() -> str:
     )
 
 
-_GREP_OUTPUT_ARGS = (
+RG_GREP_OUTPUT_ARGS = (
     # One line per record: PATH NUL NUMBER ':' TEXT for a match, PATH NUL NUMBER '-' TEXT for a
     # context line, no '--' between groups. A line number is all digits, so the first byte after
     # it tells the kinds apart whatever the text holds. rg's notes on binary files (``PATH:
@@ -115,7 +123,7 @@ class RipgrepOperations:
 
     async def grep(self, query: GrepQuery, *, signal: AbortSignal | None = None) -> GrepOutcome:
         workdir, target = _search_root(query.path)
-        args = [*_GREP_OUTPUT_ARGS, *_COMMON_ARGS]
+        args = [*RG_GREP_OUTPUT_ARGS, *RG_COMMON_ARGS]
         if target != ".":
             args.append("--text")  # a file named explicitly is searched even if it is binary
         if query.ignore_case:
@@ -124,8 +132,8 @@ class RipgrepOperations:
             args.append("--fixed-strings")
         if query.context > 0:
             args += ["--context", str(query.context)]
-        glob_filter = _GlobFilter.for_glob(query.glob, searching_directory=target == ".")
-        args += [*glob_filter.args, *_EXCLUDE_GIT_DIR, *_EXCLUDE_SECRETS]
+        glob_filter = RipgrepGlobFilter.for_glob(query.glob, searching_directory=target == ".")
+        args += [*glob_filter.args, *RG_EXCLUDE_GIT_DIR, *RG_EXCLUDE_SECRETS]
         args += ["--regexp", query.pattern, *_path_args(target)]
 
         collector = _MatchCollector(query.limit, query.context, glob_filter.accepts)
@@ -140,7 +148,7 @@ class RipgrepOperations:
         self, pattern: str, path: str, limit: int, *, signal: AbortSignal | None = None
     ) -> FindOutcome:
         workdir, target = _search_root(path)
-        glob_filter = _GlobFilter.for_glob(pattern, searching_directory=target == ".")
+        glob_filter = RipgrepGlobFilter.for_glob(pattern, searching_directory=target == ".")
         if target != "." and not compile_glob(pattern)(os.path.basename(path)):
             return FindOutcome([], False)  # rg lists a file it is named whatever the glob
         prune_git = target == "." and os.path.lexists(os.path.join(workdir, ".git"))
@@ -154,11 +162,13 @@ class RipgrepOperations:
         return listing.outcome()
 
 
-def _find_args(glob_filter: _GlobFilter, target: str, *, prune_git: bool = False) -> list[str]:
+def _find_args(
+    glob_filter: RipgrepGlobFilter, target: str, *, prune_git: bool = False
+) -> list[str]:
     """rg's arguments for find. No --sort: it makes rg walk the tree on one thread, and sorting
     here is much cheaper."""
-    args = ["--files", "--null", *_COMMON_ARGS, *glob_filter.args]
-    return [*args, *(_EXCLUDE_GIT_DIR if prune_git else ()), *_path_args(target)]
+    args = ["--files", "--null", *RG_COMMON_ARGS, *glob_filter.args]
+    return [*args, *(RG_EXCLUDE_GIT_DIR if prune_git else ()), *_path_args(target)]
 
 
 def _path_args(target: str) -> list[str]:
@@ -187,7 +197,7 @@ def _search_root(path: str) -> tuple[str, str]:
 
 
 @dataclass(frozen=True, slots=True)
-class _GlobFilter:
+class RipgrepGlobFilter:
     """How a user's glob is applied: arguments for rg, plus a path test rg cannot do itself.
 
     rg's ``--glob`` is an override that beats .gitignore (``--glob '*.py'`` lists ignored
@@ -200,7 +210,7 @@ class _GlobFilter:
     accepts: Callable[[str], bool] | None = None
 
     @classmethod
-    def for_glob(cls, glob: str | None, *, searching_directory: bool) -> _GlobFilter:
+    def for_glob(cls, glob: str | None, *, searching_directory: bool) -> RipgrepGlobFilter:
         if not glob:
             return cls()
         if glob.startswith("!"):
