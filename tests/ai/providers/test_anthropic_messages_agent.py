@@ -8,11 +8,8 @@ import itertools
 import json
 from pathlib import Path
 
-from tether.agent import Agent
-from tether.ai import AssistantMessage, ToolResultMessage
-from tether.ai.providers import stream
-from tether.gate import Gate, ScriptedApprover
-from tether.tools import create_coding_tools, wrap_tool_definition
+from tether.ai import AssistantMessage
+from tether.gate import ScriptedApprover
 
 from .anthropic_wire import (
     KEY,
@@ -25,6 +22,7 @@ from .anthropic_wire import (
     thinking_block,
     tool_block,
 )
+from .governed_agent import governed_agent, tool_outcomes
 from .loopback import LoopbackServer
 
 EDIT = {"path": "greeting.txt", "edits": [{"old_text": "hello", "new_text": "goodbye"}]}
@@ -48,17 +46,13 @@ async def test_the_agent_reads_and_edits_a_file_through_anthropic(tmp_path: Path
         ),
         reply(message_start(), text_block(0, "Changed hello to goodbye."), message_end("end_turn")),
     ]
-    gate = Gate("normal", ScriptedApprover(itertools.repeat("allow_once")), workspace=str(tmp_path))
-    tools = [wrap_tool_definition(d) for d in create_coding_tools(str(tmp_path))]
     async with LoopbackServer(turns) as server:
-        agent = Agent(
-            model=model(server.url),
-            stream_fn=stream,
-            system_prompt="You edit files.",
-            tools=tools,
+        agent, gate = governed_agent(
+            model(server.url),
+            tmp_path,
+            names=("read", "bash", "edit", "write"),
+            approver=ScriptedApprover(itertools.repeat("allow_once")),
             api_key=KEY,
-            before_tool_call=gate.before_tool_call,
-            after_tool_call=gate.after_tool_call,
         )
         added = await agent.prompt("Replace hello with goodbye in greeting.txt")
 
@@ -66,8 +60,7 @@ async def test_the_agent_reads_and_edits_a_file_through_anthropic(tmp_path: Path
     final = added[-1]
     assert isinstance(final, AssistantMessage)
     assert final.text() == "Changed hello to goodbye."
-    results = [m for m in added if isinstance(m, ToolResultMessage)]
-    assert [(r.tool_name, r.is_error) for r in results] == [("read", False), ("edit", False)]
+    assert tool_outcomes(added) == [("read", False), ("edit", False)]
     assert [r.tool_name for r in gate.records] == ["read", "edit"]
     assert all(r.outcome == "allowed" for r in gate.records)
 

@@ -8,12 +8,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from tether.agent import Agent
 from tether.ai import AssistantMessage, Model, ModelCost, ToolResultMessage
-from tether.ai.providers import stream
-from tether.gate import Gate
-from tether.tools import ToolContext, create_coding_tools, wrap_tool_definition
 
+from .governed_agent import governed_agent, tool_outcomes
 from .loopback import LoopbackServer, Reply, sse
 
 
@@ -66,11 +63,6 @@ async def test_the_agent_reads_and_edits_a_file_through_chat_completions(tmp_pat
         tool_call_turn("call_edit", "edit", edit, text="Changing the colour."),
         text_turn("Done: it is green now."),
     ]
-    tools = [
-        wrap_tool_definition(definition, lambda: ToolContext(str(tmp_path)))
-        for definition in create_coding_tools(str(tmp_path), names=("read", "edit"))
-    ]
-    gate = Gate("normal", workspace=str(tmp_path))
     async with LoopbackServer(script) as server:
         model = Model(
             id="qwen2.5-coder:7b",
@@ -79,20 +71,12 @@ async def test_the_agent_reads_and_edits_a_file_through_chat_completions(tmp_pat
             base_url=server.url + "/v1",
             cost=ModelCost(input=1.0, output=4.0),
         )
-        agent = Agent(
-            model=model,
-            stream_fn=stream,
-            system_prompt="You edit files.",
-            tools=tools,
-            before_tool_call=gate.before_tool_call,
-            after_tool_call=gate.after_tool_call,
-        )
+        agent, _ = governed_agent(model, tmp_path)
         added = await agent.prompt("Make the colour in notes.txt green.")
         requests = [request.json() for request in server.requests]
 
     assert notes.read_text() == "colour: green\n"
-    results = [m for m in added if isinstance(m, ToolResultMessage)]
-    assert [(r.tool_name, r.is_error) for r in results] == [("read", False), ("edit", False)]
+    assert tool_outcomes(added) == [("read", False), ("edit", False)]
     final = added[-1]
     assert isinstance(final, AssistantMessage) and final.text() == "Done: it is green now."
     assert agent.state.error is None
@@ -133,20 +117,9 @@ async def test_a_call_cut_off_by_the_token_limit_is_never_run(tmp_path: Path) ->
         delta({}, "length"),
     ]
     script = [Reply(200, sse(cut, done=True)), text_turn("I will split it.")]
-    tools = [
-        wrap_tool_definition(definition, lambda: ToolContext(str(tmp_path)))
-        for definition in create_coding_tools(str(tmp_path), names=("write",))
-    ]
-    gate = Gate("normal", workspace=str(tmp_path))
     async with LoopbackServer(script) as server:
         model = Model("m", "loopback", "openai-completions", base_url=server.url + "/v1")
-        agent = Agent(
-            model=model,
-            stream_fn=stream,
-            tools=tools,
-            before_tool_call=gate.before_tool_call,
-            after_tool_call=gate.after_tool_call,
-        )
+        agent, _ = governed_agent(model, tmp_path, names=("write",))
         added = await agent.prompt("Write out.txt.")
         requests = [request.json() for request in server.requests]
 

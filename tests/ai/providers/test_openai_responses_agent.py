@@ -6,13 +6,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tether.agent import Agent
-from tether.ai import AssistantMessage, Model, ModelCost, ToolResultMessage
-from tether.ai.providers import stream
-from tether.gate import Gate
-from tether.tools import ToolContext, create_coding_tools, wrap_tool_definition
+from tether.ai import AssistantMessage, Model, ModelCost
 
 from . import responses_events as ev
+from .governed_agent import governed_agent, tool_outcomes
 from .loopback import LoopbackServer
 
 
@@ -38,11 +35,6 @@ async def test_the_agent_reads_and_edits_a_file_through_the_responses_api(tmp_pa
             ev.created("resp_3"), *ev.text_message(0, "Done: it is green now."), ev.completed()
         ),
     ]
-    tools = [
-        wrap_tool_definition(definition, lambda: ToolContext(str(tmp_path)))
-        for definition in create_coding_tools(str(tmp_path), names=("read", "edit"))
-    ]
-    gate = Gate("normal", workspace=str(tmp_path))
     async with LoopbackServer(script) as server:
         model = Model(
             id="gpt-test",
@@ -52,21 +44,12 @@ async def test_the_agent_reads_and_edits_a_file_through_the_responses_api(tmp_pa
             reasoning=True,
             cost=ModelCost(input=1.0, output=4.0),
         )
-        agent = Agent(
-            model=model,
-            stream_fn=stream,
-            system_prompt="You edit files.",
-            tools=tools,
-            api_key="sk-test-agent-0123456789",
-            before_tool_call=gate.before_tool_call,
-            after_tool_call=gate.after_tool_call,
-        )
+        agent, _ = governed_agent(model, tmp_path, api_key="sk-test-agent-0123456789")
         added = await agent.prompt("Make the colour in notes.txt green.")
         requests = [request.json() for request in server.requests]
 
     assert notes.read_text() == "colour: green\n"
-    results = [m for m in added if isinstance(m, ToolResultMessage)]
-    assert [(r.tool_name, r.is_error) for r in results] == [("read", False), ("edit", False)]
+    assert tool_outcomes(added) == [("read", False), ("edit", False)]
     final = added[-1]
     assert isinstance(final, AssistantMessage) and final.text() == "Done: it is green now."
     assert agent.state.error is None
