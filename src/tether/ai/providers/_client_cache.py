@@ -14,6 +14,9 @@ import weakref
 from collections.abc import Callable, Hashable
 from typing import Any, TypeVar
 
+from .._stream import StreamOptions
+from .._types import Model
+
 __all__ = ["cached_client"]
 
 T = TypeVar("T")
@@ -23,11 +26,20 @@ _clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[Hashable, An
 )
 
 
-def cached_client(key: Hashable, make: Callable[[], T]) -> T:
-    """The client for ``key`` on the running loop, made by ``make`` the first time."""
+def cached_client(
+    sdk: str,
+    model: Model,
+    options: StreamOptions,
+    api_key: str | None,
+    make: Callable[[dict[str, str]], T],
+) -> T:
+    """The ``sdk`` client for this server, key, retry bound and headers on the running loop,
+    made by ``make(headers)`` the first time."""
+    headers = {**model.headers, **(options.headers or {})}
+    key: Hashable = (sdk, model.base_url, api_key, options.max_retries, *sorted(headers.items()))
     loop = asyncio.get_running_loop()
     clients = _clients.setdefault(loop, {})
     client = clients.get(key)
     if client is None:
-        client = clients[key] = make()
+        client = clients[key] = make(headers)
     return client

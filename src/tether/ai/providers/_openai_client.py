@@ -46,11 +46,12 @@ def missing_key_text(model: Model, api_key: str | None) -> str | None:
 def openai_client(model: Model, options: StreamOptions, api_key: str | None) -> openai.AsyncOpenAI:
     """The client for ``model.base_url``, the key, the retries and the model's and the
     request's headers — one per configuration and event loop, so turns reuse connections."""
-    headers = {**model.headers, **(options.headers or {})}
-    key = ("openai", model.base_url, api_key, options.max_retries, tuple(sorted(headers.items())))
     return cached_client(
-        key,
-        lambda: openai.AsyncOpenAI(
+        "openai",
+        model,
+        options,
+        api_key,
+        lambda headers: openai.AsyncOpenAI(
             api_key=api_key or _NO_KEY,
             base_url=model.base_url or None,
             max_retries=options.max_retries,

@@ -53,16 +53,12 @@ async def stream(
     try:
         guard.check()
         body = request_body(model, context, options)
-        headers = {**model.headers, **(options.headers or {})}
         client = cached_client(
-            (
-                "anthropic",
-                model.base_url,
-                api_key,
-                options.max_retries,
-                tuple(sorted(headers.items())),
-            ),
-            lambda: anthropic.AsyncAnthropic(
+            "anthropic",
+            model,
+            options,
+            api_key,
+            lambda headers: anthropic.AsyncAnthropic(
                 api_key=api_key or "no-key",  # never None: the SDK would look for credentials
                 base_url=model.base_url,
                 max_retries=options.max_retries,
