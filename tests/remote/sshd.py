@@ -7,6 +7,7 @@ the PyPI ``ripgrep`` package put ``rg``, so grep and find work on the "remote" h
 
 from __future__ import annotations
 
+import contextlib
 import getpass
 import os
 import shutil
@@ -51,6 +52,16 @@ class SSHServer:
             return psutil.Process(self.process.pid).children(recursive=True)
         except psutil.Error:
             return []
+
+    def drop_connections(self) -> None:
+        """Kill every session's sshd, as a dropped connection would; the listening sshd stays up.
+
+        A session's processes may end while this runs (one killed sshd takes its other one along).
+        """
+        for process in self.session_processes():
+            with contextlib.suppress(psutil.NoSuchProcess):
+                if process.name() == "sshd":
+                    process.kill()
 
     def stop(self) -> None:
         self.process.terminate()

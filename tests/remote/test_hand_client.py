@@ -4,10 +4,12 @@ there under the hand's gate, and a dropped connection marks calls lost without r
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import sys
 import time
 from pathlib import Path
 
+import psutil
 import pytest
 from tests.tools.file_workspace import text_of
 from tests.tools.test_bash import is_dead
@@ -68,7 +70,7 @@ async def test_a_dropped_connection_marks_the_call_lost_and_never_reruns_it(
         ssh_operations, str(tmp_path), tools=["bash"], gate="yolo", tether=TETHER
     )
     (bash,) = hand.tools()
-    command = "sleep 60 & echo $! > sleep.pid; echo run >> runs.log; wait"
+    command = "sleep 60 & echo run >> runs.log; wait"
     call = asyncio.create_task(
         bash.execute("c1", {"command": command}, AbortController().signal, None)
     )
@@ -76,17 +78,30 @@ async def test_a_dropped_connection_marks_the_call_lost_and_never_reruns_it(
     while not (tmp_path / "runs.log").exists():
         assert time.monotonic() < deadline, "the call never started on the hand"
         await asyncio.sleep(0.01)
-    for process in sshd.session_processes():
-        if process.name() == "sshd":
-            process.kill()
+    # the sleeper was forked before runs.log was written, so it is in the hand's tree now
+    hand_and_call = processes_of_hand(sshd, tmp_path)
+    sshd.drop_connections()
     with pytest.raises(ToolError, match=f"hand on root@127.0.0.1:{sshd.port} was lost"):
         await asyncio.wait_for(call, 20)
     with pytest.raises(ToolError, match="was lost"):
         await bash.execute("c2", {"command": "echo again"}, AbortController().signal, None)
     await hand.close()
     assert (tmp_path / "runs.log").read_text() == "run\n"
-    sleeper = int((tmp_path / "sleep.pid").read_text())
-    deadline = time.monotonic() + 10  # the hand saw its input end and aborted the call
-    while not is_dead(sleeper):
-        assert time.monotonic() < deadline, "the hand's call outlived the connection"
+    deadline = time.monotonic() + 10  # the hand saw its input end, aborted the call and exited
+    while alive := [process for process in hand_and_call if not is_dead(process.pid)]:
+        assert time.monotonic() < deadline, f"the hand's call outlived the connection: {alive}"
         await asyncio.sleep(0.05)
+
+
+def processes_of_hand(sshd: SSHServer, workspace: Path) -> list[psutil.Process]:
+    """The hand serving ``workspace`` and every process below it, as this host sees them.
+
+    Not PIDs the command records: when the hand sandboxes bash, ``$!`` is a PID in the sandbox's
+    own PID namespace, which on this host names no process or an unrelated one.
+    """
+    for process in sshd.session_processes():
+        with contextlib.suppress(psutil.NoSuchProcess):
+            command = process.cmdline()
+            if "--stdio" in command and str(workspace) in command:
+                return [process, *process.children(recursive=True)]
+    raise AssertionError(f"no hand for {workspace} below sshd")
