@@ -37,6 +37,8 @@ class RunStats:
     input_tokens: int = 0
     output_tokens: int = 0
     cost: float = 0.0
+    cuts: list[str] = field(default_factory=list)
+    """Why each reply cut short was cut (its ``error_message``, or the length limit)."""
 
     def observe(self, event: AgentEvent) -> None:
         if isinstance(event, TurnEnd):
@@ -52,6 +54,8 @@ class RunStats:
             self.input_tokens += usage.input + usage.cache_read + usage.cache_write
             self.output_tokens += usage.output
             self.cost += usage.cost
+            if event.message.stop_reason == "length":
+                self.cuts.append(event.message.error_message or "it reached its length limit")
 
     def summary(self) -> str:
         calls = ", ".join(f"{name} {count}" for name, count in sorted(self.calls.items()))
@@ -60,9 +64,15 @@ class RunStats:
             f"{self.turns} turn{'s' if self.turns != 1 else ''}, "
             f"{sum(self.calls.values())} tool calls ({calls or 'none'}), "
             f"{self.errors} error{'s' if self.errors != 1 else ''}, {self.denials} denied, "
-            f"tokens {self.input_tokens:,} in / {self.output_tokens:,} out, "
+            f"{self._cut_text()}tokens {self.input_tokens:,} in / {self.output_tokens:,} out, "
             f"${self.cost:.4f}, {seconds:.1f}s"
         )
+
+    def _cut_text(self) -> str:
+        if not self.cuts:
+            return ""
+        count = len(self.cuts)
+        return f"{count} repl{'ies' if count != 1 else 'y'} cut ({self.cuts[-1]}), "
 
 
 def _is_denial(result: Any) -> bool:

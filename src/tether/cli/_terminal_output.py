@@ -258,6 +258,10 @@ class Transcript:
             self.note("⏹ aborted", "yellow")
         elif message.stop_reason == "error":
             self.note(f"!! {message.error_message or 'the request failed'}", "bold red")
+        elif message.stop_reason == "length":
+            self.note(
+                f"✂ reply cut: {message.error_message or 'it reached its length limit'}", "yellow"
+            )
 
     def _delivered(self, message: UserMessage) -> None:
         text = message.content if isinstance(message.content, str) else ""

