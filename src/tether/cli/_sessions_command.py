@@ -29,9 +29,11 @@ def run_sessions(args: Any) -> int:
         for entry in session.path_to():
             print(_entry_line(entry))
         return 0
+    from tether.ai.providers import open_private
+
     from ._html_export import session_html
 
-    with open(args.html, "w", encoding="utf-8") as handle:
+    with open_private(args.html) as handle:
         handle.write(session_html(session))
     print(f"wrote {args.html}")
     return 0

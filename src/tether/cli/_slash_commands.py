@@ -229,13 +229,15 @@ class SlashCommands:
         task.add_done_callback(self._tasks.discard)
 
     def _export(self, argument: str) -> None:
+        from tether.ai.providers import open_private
+
         from ._html_export import session_html
 
         session = self.host.runtime.session
         if session is None:
             raise CommandError("There is no session to export (--no-session).")
         path = os.path.abspath(argument or f"tether-{session.id[:8]}.html")
-        with open(path, "w", encoding="utf-8") as handle:
+        with open_private(path) as handle:
             handle.write(session_html(session))
         self._say(f"Exported to {path}", "green")
 

@@ -151,8 +151,10 @@ class TerminalScreen:
     """The application; also the approvals' :class:`ApprovalSurface`."""
 
     def __init__(self, hooks: ScreenHooks, completer: Completer, history_path: str) -> None:
+        from tether.ai.providers import open_private
+
         self.hooks = hooks
-        os.makedirs(os.path.dirname(history_path), exist_ok=True)
+        open_private(history_path, "a").close()
         self.buffer = Buffer(
             multiline=True,
             history=FileHistory(history_path),

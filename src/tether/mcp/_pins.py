@@ -5,16 +5,14 @@ input and output schema, annotations. Its digest is sha256 over canonical JSON. 
 server is ever connected its tools are pinned (trust on first use); afterwards a tool whose digest
 differs from its pin is *changed* and one without a pin is *new*, and both are withheld until a
 person accepts them (``tether mcp accept SERVER [TOOL]``). The store is one JSON file in the data
-directory, written atomically; one that cannot be read is an error, never an empty store (which
-would pin whatever the servers say now).
+directory (0600), written atomically; one that cannot be read is an error, never an empty store
+(which would pin whatever the servers say now).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import os
-import tempfile
 import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -103,8 +101,6 @@ class PinStore:
         return data
 
     def _save(self, data: dict[str, Any]) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd, temporary = tempfile.mkstemp(dir=self.path.parent, prefix=".mcp-pins-")
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            json.dump(data, handle, indent=1, sort_keys=True)
-        os.replace(temporary, self.path)
+        from tether.ai.providers import write_private
+
+        write_private(self.path, json.dumps(data, indent=1, sort_keys=True))

@@ -4,7 +4,8 @@ Every append writes one line and flushes it before returning, so a process kille
 loses at most the line being written; loading skips a torn or malformed line and says so in
 :attr:`Session.warnings`. The context a model is sent is the path from the root to the leaf
 (:meth:`Session.messages`); moving the leaf (:meth:`Session.branch`) starts a branch in the same
-file, and :meth:`Session.fork` copies a path into a new file that names its parent.
+file, and :meth:`Session.fork` copies a path into a new file that names its parent. The file
+is 0600 and a folder made for it 0700: a transcript holds whatever the tools printed.
 """
 
 from __future__ import annotations
@@ -95,9 +96,10 @@ class Session:
     @classmethod
     def create(cls, path: str, cwd: str, session_id: str, parent: str | None = None) -> Session:
         """Write a new file holding only the header."""
+        from tether.ai.providers import open_private
+
         header = SessionHeader(id=session_id, cwd=cwd, timestamp=now_iso(), parent_session=parent)
-        os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
-        with open(path, "x", encoding="utf-8") as handle:
+        with open_private(path, "x") as handle:
             handle.write(_line(_header_json(header)))
         return cls(path, header, [])
 
@@ -266,7 +268,9 @@ class Session:
 
     def _handle(self) -> IO[str]:
         if self._file is None:
-            self._file = open(self.path, "a", encoding="utf-8")  # noqa: SIM115 - kept open
+            from tether.ai.providers import open_private
+
+            self._file = open_private(self.path, "a")
             self._repair_torn_tail()
         return self._file
 

@@ -11,6 +11,8 @@ Models are named ``"provider/model-id"`` (:func:`get_model`, :func:`list_models`
 built-in OpenAI, Anthropic and local ones, and those of ``models.toml`` in :func:`config_dir`
 (:func:`load_models_config`; compatible servers get :func:`detect_compat`'s flags). Keys come
 from ``options.api_key``, else the provider's environment variable (:func:`api_key_env`).
+What tether keeps goes in :func:`data_dir`, written only by :func:`open_private`,
+:func:`write_private` and :func:`private_dir`: 0600 files, 0700 directories.
 """
 
 from ._compat import detect_compat
@@ -19,6 +21,7 @@ from ._dirs import config_dir, data_dir
 from ._dispatch import API_MODULES, complete, stream
 from ._errors import CONTEXT_OVERFLOW_NOTE
 from ._keys import api_key_env, register_api_key_env
+from ._private_files import open_private, private_dir, write_private
 from ._registry import UnknownModelError, get_model, list_models, load_models_config
 from ._transform import transform_messages
 
@@ -35,7 +38,10 @@ __all__ = [
     "get_model",
     "list_models",
     "load_models_config",
+    "open_private",
+    "private_dir",
     "register_api_key_env",
     "stream",
     "transform_messages",
+    "write_private",
 ]
