@@ -232,8 +232,9 @@ class ServerConnection:
         )
         if self.errlog is None:
             return parameters
-        self.errlog.parent.mkdir(parents=True, exist_ok=True)
-        errlog = stack.enter_context(open(self.errlog, "a", encoding="utf-8"))  # noqa: SIM115
+        from tether.ai.providers import open_private
+
+        errlog = stack.enter_context(open_private(self.errlog, "a"))
         return stdio_client(parameters, errlog=errlog)
 
 
