@@ -304,3 +304,21 @@ def test_an_unreadable_pin_store_is_an_error_not_a_fresh_start(tmp_path):
     path.write_text("{not json", encoding="utf-8")
     with pytest.raises(McpConfigError, match="unreadable pins"):
         PinStore(path).knows("time")
+
+
+def test_headers_are_for_http_servers_only(tmp_path):
+    path = tmp_path / "config.toml"
+    path.write_text(
+        '[mcp.servers.peer]\nurl = "http://127.0.0.1:1/mcp"\n'
+        'headers = { Authorization = "Bearer t0ken" }\n',
+        encoding="utf-8",
+    )
+    (peer,) = load_server_configs(path)
+    assert peer.headers == {"Authorization": "Bearer t0ken"}
+    assert "t0ken" not in peer.endpoint
+    path.write_text(
+        '[mcp.servers.time]\ncommand = "mcp-server-time"\nheaders = { X = "y" }\n',
+        encoding="utf-8",
+    )
+    with pytest.raises(McpConfigError, match="headers must be a table of strings, for a url"):
+        load_server_configs(path)

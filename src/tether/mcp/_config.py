@@ -7,6 +7,9 @@ args = []
 trust = "ask"                   # or "read_only"; url = "http://127.0.0.1:8000/mcp" for HTTP
 ```
 
+An HTTP server may need ``headers`` sent with every request, such as
+``headers = { Authorization = "Bearer TOKEN" }`` for ``tether mcp serve --transport http``.
+
 ``NAME`` is the config key; tools become ``mcp__NAME__TOOL`` whatever the server calls itself.
 ``trust = "ask"`` (the default): every call needs a person. ``"read_only"``: tools the server
 marks ``readOnlyHint`` run without asking (and still pass the gate).
@@ -28,7 +31,7 @@ Trust: TypeAlias = Literal["ask", "read_only"]
 NAME_PATTERN = re.compile(r"[A-Za-z0-9_-]{1,32}")
 """Server keys become part of tool names, which providers restrict to these characters."""
 
-_KEYS = frozenset({"command", "args", "env", "cwd", "url", "trust"})
+_KEYS = frozenset({"command", "args", "env", "cwd", "url", "headers", "trust"})
 
 
 class McpConfigError(ValueError):
@@ -47,6 +50,8 @@ class McpServerConfig:
     """Merged over the SDK's minimal environment (the server never inherits tether's)."""
     cwd: str | None = None
     url: str | None = None
+    headers: dict[str, str] | None = None
+    """Sent with every HTTP request (``url`` only)."""
     trust: Trust = "ask"
 
     @property
@@ -107,6 +112,13 @@ def _server(path: Path, name: str, table: Any) -> McpServerConfig:
     cwd = table.get("cwd")
     if cwd is not None and not isinstance(cwd, str):
         raise McpConfigError(f"{where}: cwd must be a string")
+    headers = table.get("headers")
+    if headers is not None and (
+        url is None
+        or not isinstance(headers, dict)
+        or not all(isinstance(v, str) for v in headers.values())
+    ):
+        raise McpConfigError(f"{where}: headers must be a table of strings, for a url server")
     trust = table.get("trust", "ask")
     if trust not in ("ask", "read_only"):
         raise McpConfigError(f'{where}: trust must be "ask" or "read_only", got {trust!r}')
@@ -117,5 +129,6 @@ def _server(path: Path, name: str, table: Any) -> McpServerConfig:
         env=env,
         cwd=os.path.expanduser(cwd) if cwd is not None else None,
         url=url,
+        headers=headers,
         trust=trust,
     )

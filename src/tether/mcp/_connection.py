@@ -225,7 +225,7 @@ class ServerConnection:
 
         config = self.config
         if config.url is not None:
-            return config.url
+            return _http_target(config.url, config.headers, stack) if config.headers else config.url
         assert config.command is not None
         parameters = StdioServerParameters(
             command=config.command, args=list(config.args), env=config.env, cwd=config.cwd
@@ -236,6 +236,17 @@ class ServerConnection:
 
         errlog = stack.enter_context(open_private(self.errlog, "a"))
         return stdio_client(parameters, errlog=errlog)
+
+
+def _http_target(url: str, headers: dict[str, str], stack: AsyncExitStack) -> Any:
+    """Streamable HTTP sending ``headers`` with every request (an ``Authorization`` for one):
+    the SDK takes them on an ``httpx2.AsyncClient`` of the caller's, given its usual timeouts."""
+    import httpx2
+    from mcp.client.streamable_http import streamable_http_client
+
+    http = httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(30.0, read=300.0))
+    stack.push_async_callback(http.aclose)
+    return streamable_http_client(url, http_client=http)
 
 
 async def _list_tools(client: Client) -> list[mcp_types.Tool]:
