@@ -286,7 +286,12 @@ async def test_tether_as_a_client_of_tether_mcp_serve_over_http(home, sessions, 
         assert serve.stderr is not None
         line = (await asyncio.wait_for(serve.stderr.readline(), 30)).decode()
         url = line.rsplit(" ", 1)[-1].strip()
-        _configure(home, f'[mcp.servers.peer]\nurl = "{url}"\ntrust = "read_only"\n')
+        token = (home / "mcp-token").read_text(encoding="utf-8").strip()
+        _configure(
+            home,
+            f'[mcp.servers.peer]\nurl = "{url}"\ntrust = "read_only"\n'
+            f'headers = {{ Authorization = "Bearer {token}" }}\n',
+        )
         session = await asyncio.to_thread(Session)
         sessions.append(session)
         read = await session.call("mcp__peer__read", {"path": "notes.txt"})

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import re
 import sys
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
@@ -13,6 +12,7 @@ from pathlib import Path
 import psutil
 import pytest
 from mcp import Client, StdioServerParameters
+from tests.mcp.http_serve import sdk_client, serve_http
 
 from tether.mcp import NO_APPROVAL_CHANNEL
 
@@ -30,45 +30,26 @@ def workspace(tmp_path: Path) -> Path:
     return path
 
 
-def _serve_args(workspace: Path, *extra: str) -> list[str]:
-    return [
-        "mcp",
-        "serve",
-        "--cwd",
-        str(workspace),
-        "--tools",
-        "read,bash,ls,write",
-        "--no-sandbox",
-        *extra,
-    ]
+def _tool_args(workspace: Path) -> list[str]:
+    return ["--cwd", str(workspace), "--tools", "read,bash,ls,write", "--no-sandbox"]
 
 
 @asynccontextmanager
 async def _stdio(workspace: Path) -> AsyncIterator[Client]:
-    params = StdioServerParameters(command=TETHER, args=_serve_args(workspace), cwd=str(workspace))
+    params = StdioServerParameters(
+        command=TETHER, args=["mcp", "serve", *_tool_args(workspace)], cwd=str(workspace)
+    )
     async with Client(params) as client:
         yield client
 
 
 @asynccontextmanager
 async def _http(workspace: Path) -> AsyncIterator[Client]:
-    process = await asyncio.create_subprocess_exec(
-        TETHER,
-        *_serve_args(workspace, "--transport", "http", "--port", "0"),
-        stdin=asyncio.subprocess.DEVNULL,
-        stdout=asyncio.subprocess.DEVNULL,
-        stderr=asyncio.subprocess.PIPE,
-    )
-    try:
-        assert process.stderr is not None
-        line = (await asyncio.wait_for(process.stderr.readline(), 30)).decode()
-        match = re.search(r"http://127\.0\.0\.1:\d+/mcp", line)
-        assert match, line
-        async with Client(match.group(0)) as client:
-            yield client
-    finally:
-        process.terminate()
-        await asyncio.wait_for(process.wait(), 10)
+    async with (
+        serve_http(workspace.parent / "home", *_tool_args(workspace)) as server,
+        sdk_client(server.url, server.token()) as client,
+    ):
+        yield client
 
 
 Connect = Callable[[], AbstractAsyncContextManager[Client]]

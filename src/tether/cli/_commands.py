@@ -74,16 +74,22 @@ def _mcp(args: Any) -> int:
         cwd = os.path.abspath(args.cwd or os.getcwd())
         if not os.path.isdir(cwd):
             raise CommandError(f"--cwd {args.cwd}: not a directory")
-        return asyncio.run(
-            mcp.serve(
-                transport=args.transport,
-                port=args.port,
-                mode=args.gate,
-                tool_names=_tool_names(args.tools),
-                cwd=cwd,
-                sandbox=False if args.no_sandbox else None,
+        if args.token_file is not None and args.transport != "http":
+            raise CommandError("--token-file is for --transport http (stdio needs no token)")
+        try:
+            return asyncio.run(
+                mcp.serve(
+                    transport=args.transport,
+                    port=args.port,
+                    mode=args.gate,
+                    tool_names=_tool_names(args.tools),
+                    cwd=cwd,
+                    sandbox=False if args.no_sandbox else None,
+                    token_file=args.token_file,
+                )
             )
-        )
+        except mcp.McpTokenError as exc:
+            raise CommandError(str(exc)) from None
     try:
         if args.action == "list":
             return mcp.print_server_list(sys.stdout)

@@ -117,6 +117,12 @@ def _add_mcp_commands(commands: argparse._SubParsersAction[argparse.ArgumentPars
     serve.add_argument("--tools", default=None, metavar="LIST", help=f"default {DEFAULT_TOOLS}")
     serve.add_argument("--cwd", metavar="DIR", help="workspace (default: here)")
     serve.add_argument("--no-sandbox", action="store_true", help="run bash without bubblewrap")
+    serve.add_argument(
+        "--token-file",
+        metavar="PATH",
+        help="HTTP: the bearer token clients must send, read from PATH (default: a random one); "
+        "either way it is written 0600 to mcp-token in the data directory",
+    )
     actions.add_parser("list", help="configured MCP servers, their tools and pin status")
     accept = actions.add_parser("accept", help="accept a server's current tool definitions")
     accept.add_argument("server", metavar="SERVER")

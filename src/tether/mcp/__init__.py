@@ -2,7 +2,7 @@
 
 - Server: :func:`serve` publishes the governed coding tools (``tether mcp serve``); every call
   passes tether's own validation and gate (:func:`build_server`), and the host's confirmation is
-  never an approval.
+  never an approval. Over HTTP every request needs the bearer token kept in :func:`token_path`.
 - Client: :class:`McpClients` connects the servers of ``config.toml``
   (:func:`load_server_configs`) and turns their tools into governed tools ``mcp__SERVER__TOOL``
   whose definitions are pinned by digest (:class:`PinStore`); ``tether mcp list`` and
@@ -22,6 +22,7 @@ from ._client import (
 from ._commands import accept_tools, print_server_list
 from ._config import McpConfigError, McpServerConfig, Trust, config_path, load_server_configs
 from ._connection import ServerConnection, ServerGone
+from ._http_auth import McpTokenError, token_path
 from ._pins import PinCheck, PinStatus, PinStore, definition_digest
 from ._results import MAX_IMAGE_BYTES, to_agent_result
 from ._serve import HTTP_HOST, HTTP_PATH, governed_tools, serve, serve_tools
@@ -36,6 +37,7 @@ __all__ = [
     "McpClients",
     "McpConfigError",
     "McpServerConfig",
+    "McpTokenError",
     "PinCheck",
     "PinStatus",
     "PinStore",
@@ -56,6 +58,7 @@ __all__ = [
     "serve_tools",
     "to_agent_result",
     "to_call_result",
+    "token_path",
     "tool_definition",
     "tool_name_for",
 ]

@@ -2,8 +2,10 @@
 
 stdio has no terminal to ask a person, and tether has no approval channel over MCP: a call that
 needs approval is denied with :data:`NO_APPROVAL_CHANNEL` as its reason, whatever the host's own
-confirmation said. HTTP listens on 127.0.0.1 only, at ``/mcp``; ``--port 0`` picks a free port,
-and the address is printed on stderr once the socket is listening.
+confirmation said. stdio needs no token: the host that started the process owns its pipes. HTTP
+listens on 127.0.0.1 only, at ``/mcp``, and every request needs the bearer token
+(:mod:`._http_auth`), written to :func:`token_path` before the address is printed on stderr;
+``--port 0`` picks a free port.
 """
 
 from __future__ import annotations
@@ -12,13 +14,17 @@ import os
 import socket
 import sys
 from collections.abc import Sequence
-from typing import Literal, TextIO
+from typing import TYPE_CHECKING, Any, Literal, TextIO
 
 from tether.agent import AgentTool
 from tether.gate import Gate, Mode
 from tether.tools import create_coding_tools, wrap_tool_definition
 
+from ._http_auth import BearerTokenAuth, new_token, read_token_file, token_path
 from ._server import NO_APPROVAL_CHANNEL, build_server
+
+if TYPE_CHECKING:
+    from mcp.server import Server
 
 __all__ = ["HTTP_HOST", "HTTP_PATH", "governed_tools", "serve", "serve_tools"]
 
@@ -38,14 +44,23 @@ async def serve(
     tool_names: Sequence[str],
     cwd: str,
     sandbox: bool | None = None,
+    token_file: str | None = None,
     stderr: TextIO = sys.stderr,
 ) -> int:
     """Serve the coding tools of ``cwd`` until the host disconnects (stdio) or the process is
-    interrupted (HTTP)."""
+    interrupted (HTTP). ``token_file``: HTTP's bearer token is read from it instead of made
+    (:class:`McpTokenError` when it holds none)."""
+    token = None
+    if transport == "http" and token_file is not None:
+        token, warning = read_token_file(token_file)
+        if warning is not None:
+            stderr.write(f"tether mcp serve: warning: {warning}\n")
     cwd = os.path.realpath(cwd)
     gate = Gate(mode, None, workspace=cwd, no_approver_hint=NO_APPROVAL_CHANNEL)
     tools = governed_tools(cwd, tool_names, sandbox=sandbox)
-    return await serve_tools(tools, gate, transport=transport, port=port, stderr=stderr)
+    return await serve_tools(
+        tools, gate, transport=transport, port=port, token=token, stderr=stderr
+    )
 
 
 async def serve_tools(
@@ -54,9 +69,11 @@ async def serve_tools(
     *,
     transport: Literal["stdio", "http"] = "stdio",
     port: int = 8000,
+    token: str | None = None,
     stderr: TextIO = sys.stderr,
 ) -> int:
-    """Serve ``tools`` (governed :class:`AgentTool` s), every call through ``gate``."""
+    """Serve ``tools`` (governed :class:`AgentTool` s), every call through ``gate``. Over HTTP
+    every request needs ``Authorization: Bearer`` ``token`` (default: a new random one)."""
     server = build_server(tools, gate)
     if transport == "stdio":
         from mcp.server.stdio import stdio_server
@@ -64,7 +81,14 @@ async def serve_tools(
         async with stdio_server() as (read_stream, write_stream):
             await server.run(read_stream, write_stream, server.create_initialization_options())
         return 0
+    await _serve_http(server, port, token or new_token(), stderr)
+    return 0
+
+
+async def _serve_http(server: Server[Any], port: int, token: str, stderr: TextIO) -> None:
     import uvicorn
+
+    from tether.ai.providers import write_private
 
     app = server.streamable_http_app(streamable_http_path=HTTP_PATH, host=HTTP_HOST)
     listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
@@ -72,8 +96,13 @@ async def serve_tools(
     listener.bind((HTTP_HOST, port))
     listener.listen(128)
     bound = listener.getsockname()[1]
-    stderr.write(f"tether mcp serve: listening on http://{HTTP_HOST}:{bound}{HTTP_PATH}\n")
+    path = token_path()
+    write_private(path, token + "\n")
+    stderr.write(
+        f"tether mcp serve: listening on http://{HTTP_HOST}:{bound}{HTTP_PATH}\n"
+        f"tether mcp serve: every request needs the bearer token in {path} (0600): "
+        'a client sends "headers": {"Authorization": "Bearer <that token>"}\n'
+    )
     stderr.flush()
-    config = uvicorn.Config(app, log_level="warning", lifespan="on")
+    config = uvicorn.Config(BearerTokenAuth(app, token), log_level="warning", lifespan="on")
     await uvicorn.Server(config).serve(sockets=[listener])
-    return 0
