@@ -1,5 +1,5 @@
 """The embedded model through tether's ``local`` provider vs llama-cpp-python called directly
-(BENCH.md item 10), side by side in one run.
+(BENCH.md items 10 and 13), side by side in one run.
 
     .venv/bin/python bench/local_model.py [--reps N] [--cold-reps N]
                                           [--out bench/results/local_model.md]
@@ -13,17 +13,21 @@ Three cases, each one chat request on the bundled SmolLM2-135M-Instruct GGUF, gr
 - text with tools offered: the same tools, ``tool_choice="auto"``, a reply in text. tether
   drops the grammar once the reply is known to be text; the direct call keeps it to the end.
 
-Paths: tether (``tether.ai.providers.stream``: worker thread, events through the assembler);
+Paths: tether (``tether.ai.providers.stream``: the worker process, its JSON lines over a pipe,
+events through the assembler);
 llama-cpp-python's ``create_chat_completion(stream=True)`` with the same messages, the GGUF's
 chat template, the same grammar text and max tokens; and a bare ``Llama.generate`` loop on the
-same prompt tokens (the least work per token there is). Both Llama instances have tether's
-context size and thread counts. Tokens: tether's usage, the bare loop's count, and for
+same prompt tokens (the least work per token there is). The direct Llama is loaded here the
+way the worker loads its own (the same context size, threads and buffer types) and free text
+gets the same repeat penalty. Tokens: tether's usage, the bare loop's count, and for
 ``create_chat_completion`` (which streams text, not tokens) its text tokenized again.
 
 "Warm" runs repeat a prompt the model has just evaluated (llama.cpp reuses its cache, as in an
 agent's later turns), so they time generation; their figures are medians of ``--reps`` runs,
-the paths interleaved. "Cold" runs reset the cache first, so they include evaluating the prompt
-(medians of ``--cold-reps``): the time to a complete reply (for the tool case: a complete call).
+the paths interleaved. "Cold" runs start from nothing loaded: tether with a fresh worker, the
+in-process design it replaced in a fresh process that has imported tether (medians of
+``--cold-reps``): the time to the first token and to a complete reply. Last, a session's second
+turn: its first token against the first turn's.
 """
 
 from __future__ import annotations
@@ -34,6 +38,7 @@ import json
 import os
 import platform
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -45,10 +50,19 @@ from llama_cpp import Llama
 from llama_cpp.llama_chat_format import Jinja2ChatFormatter
 from llama_cpp.llama_grammar import LlamaGrammar
 
-from tether.ai import Context, StreamOptions, Tool, UserMessage
+from tether.ai import (
+    AssistantMessage,
+    Context,
+    StreamOptions,
+    TextContent,
+    Tool,
+    ToolResultMessage,
+    UserMessage,
+)
 from tether.ai.providers import _local_engine as engine
 from tether.ai.providers import get_model, stream
 from tether.ai.providers._local_grammar import reply_grammar
+from tether.ai.providers._local_process import close_workers
 from tether.ai.providers._local_prompt import call_text, chat_messages
 from tether.ai.providers.local import bundled_model_path
 from tether.tools import create_coding_tools, wrap_tool_definition
@@ -74,6 +88,11 @@ class Case:
     def messages(self) -> list[dict[str, str]]:
         described = self.tools if self.choice != "none" else []
         return chat_messages(self.context(), described)
+
+    @property
+    def repeat_penalty(self) -> float:
+        """tether samples free text with a repeat penalty; the direct paths do the same."""
+        return engine.REPEAT_PENALTY if self.choice == "auto" else 1.0
 
     def grammar(self) -> str | None:
         if not self.tools:
@@ -153,6 +172,7 @@ def via_chat_completion(llama: Llama, case: Case) -> Run:
         temperature=0.0,
         seed=SEED,
         grammar=grammar,
+        repeat_penalty=case.repeat_penalty,
         stream=True,
     )
     pieces = []
@@ -174,7 +194,9 @@ def via_generate(llama: Llama, formatter: Jinja2ChatFormatter, case: Case) -> Ru
     tokens = llama.tokenize(prompt.encode(), add_bos=False, special=True)
     llama.set_seed(SEED)
     produced: list[int] = []
-    for token in llama.generate(tokens, temp=0.0, grammar=grammar):
+    for token in llama.generate(
+        tokens, temp=0.0, grammar=grammar, repeat_penalty=case.repeat_penalty
+    ):
         if token == llama.token_eos() or len(produced) == case.max_tokens:
             break
         produced.append(token)
@@ -196,47 +218,135 @@ def normalized(text: str) -> str:
 # -- measuring ---------------------------------------------------------------------------------
 
 
-def tether_llama() -> Llama:
-    """The Llama instance tether's provider loaded (to reset its cache for the cold runs)."""
-    return engine._models[(str(bundled_model_path()), MODEL.context_window)].llama
+async def first_token(
+    context: Context, choice: str, max_tokens: int
+) -> tuple[float, float, AssistantMessage]:
+    """Seconds to the first text or call event, and to the end, through tether's provider."""
+    options = StreamOptions(
+        max_tokens=max_tokens, temperature=0.0, extra={"seed": SEED, "tool_choice": choice}
+    )
+    started = time.perf_counter()
+    first = None
+    async for event in stream(MODEL, context, options):
+        if first is None and event.type in ("text_delta", "toolcall_start"):
+            first = time.perf_counter() - started
+        final = event
+    if final.type != "done":
+        raise RuntimeError(f"tether's stream failed: {final.message.error_message}")
+    return first or 0.0, time.perf_counter() - started, final.message
+
+
+# The in-process design as it was: tether already imported, then llama.cpp imported, the model
+# loaded and the prompt evaluated in this process, to the first token.
+IN_PROCESS_COLD = """
+import json, sys, time
+import tether.ai.providers
+request = json.loads(sys.stdin.read())
+started = time.perf_counter()
+from tether.ai.providers import _local_engine as engine
+from tether.ai.providers._local_reports import Prompted
+from tether.ai import Tool
+import threading
+loaded = engine.load_model(request["path"], request["n_ctx"])
+marks = {}
+def report(item):
+    if isinstance(item, str) and "first" not in marks:
+        marks["first"] = time.perf_counter() - started
+generation = engine.GenerationRequest(
+    messages=request["messages"], max_tokens=request["max_tokens"], temperature=0.0, seed=7,
+    call_tools=[Tool(**tool) for tool in request["tools"]], text_allowed=request["text_allowed"])
+engine.generate(loaded, generation, threading.Event(), report)
+print(json.dumps([marks["first"], time.perf_counter() - started]))
+"""
+
+
+def in_process_cold(case: Case) -> tuple[float, float]:
+    request = {
+        "path": str(bundled_model_path()),
+        "n_ctx": MODEL.context_window,
+        "messages": case.messages(),
+        "max_tokens": case.max_tokens,
+        "tools": [
+            {"name": t.name, "description": t.description, "parameters": t.parameters}
+            for t in (case.tools if case.choice != "none" else [])
+        ],
+        "text_allowed": case.choice == "auto",
+    }
+    done = subprocess.run(
+        [sys.executable, "-c", IN_PROCESS_COLD],
+        input=json.dumps(request),
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    first, total = json.loads(done.stdout)
+    return first, total
+
+
+def second_turn(reps: int) -> list[str]:
+    """A session's first turn (a fresh worker, the tools described) and its second (the same
+    conversation plus the reply and a tool result): first token of each."""
+    case = cases()[1]
+    firsts, seconds = [], []
+    for _ in range(reps):
+        close_workers()
+        context = case.context()
+        first, _, reply = asyncio.run(first_token(context, "auto", case.max_tokens))
+        calls = reply.tool_calls()
+        result = (
+            ToolResultMessage(calls[0].id, calls[0].name, [TextContent("# README\nA tiny tool.")])
+            if calls
+            else UserMessage("Go on.")
+        )
+        later = Context(case.system, [*context.messages, reply, result], case.tools)
+        second, _, _ = asyncio.run(first_token(later, "auto", case.max_tokens))
+        firsts.append(first)
+        seconds.append(second)
+    one, two = statistics.median(firsts), statistics.median(seconds)
+    return [
+        f"## A session's second turn, median of {reps} runs",
+        "",
+        "First turn: a fresh worker, the coding tools described (tool_choice auto). Second turn: "
+        "the same conversation plus the reply and a tool result, on the same worker.",
+        "",
+        "| turn | first token s |",
+        "|---|---:|",
+        f"| first | {one:.2f} |",
+        f"| second | {two:.2f} |",
+        f"| second / first | {two / one:.2f} |",
+        "",
+    ]
 
 
 def bench(reps: int, cold_reps: int) -> tuple[list[str], list[str]]:
     path = str(bundled_model_path())
     started = time.perf_counter()
-    direct = Llama(
-        model_path=path,
-        n_ctx=MODEL.context_window,
-        n_threads=engine._THREADS,
-        n_threads_batch=engine._THREADS,
-        verbose=False,
-    )
+    loaded = engine.load_model(path, MODEL.context_window)  # as the worker loads it
+    direct = loaded.llama
     load_seconds = time.perf_counter() - started
-    formatter = Jinja2ChatFormatter(
-        template=direct.metadata["tokenizer.chat_template"],
-        eos_token=direct.detokenize([direct.token_eos()], special=True).decode(),
-        bos_token=direct.detokenize([direct.token_bos()], special=True).decode(),
-    )
+    formatter = loaded.formatter
     paths: dict[str, Callable[[Case], Run]] = {
         "tether local provider": lambda case: asyncio.run(via_tether(case)),
         "llama-cpp-python create_chat_completion": lambda case: via_chat_completion(direct, case),
         "llama-cpp-python bare generate loop": lambda case: via_generate(direct, formatter, case),
     }
-    asyncio.run(via_tether(cases()[0]))  # loads tether's model
 
     cold_rows = []
-    cold_paths = ("tether local provider", "llama-cpp-python create_chat_completion")
     for case in cases():
-        cold: dict[str, list[Run]] = {name: [] for name in cold_paths}
+        ours: list[tuple[float, float]] = []
+        theirs: list[tuple[float, float]] = []
         for _ in range(cold_reps):
-            for name in cold_paths:
-                tether_llama().reset()
-                direct.reset()
-                cold[name].append(paths[name](case))
-        ours, theirs = (statistics.median(r.seconds for r in cold[name]) for name in cold_paths)
+            close_workers()
+            first, total, _ = asyncio.run(first_token(case.context(), case.choice, case.max_tokens))
+            ours.append((first, total))
+            theirs.append(in_process_cold(case))
+        (our_first, our_total), (their_first, their_total) = (
+            (statistics.median(r[0] for r in runs), statistics.median(r[1] for r in runs))
+            for runs in (ours, theirs)
+        )
         cold_rows.append(
-            f"| {case.name} | {ours:.2f} | {theirs:.2f} | {ours / theirs:.2f} | "
-            f"{cold[cold_paths[0]][-1].tokens} |"
+            f"| {case.name} | {our_first:.2f} | {their_first:.2f} | {our_first / their_first:.2f}"
+            f" | {our_total:.2f} | {their_total:.2f} | {our_total / their_total:.2f} |"
         )
         print(cold_rows[-1], flush=True)
 
@@ -274,12 +384,18 @@ def bench(reps: int, cold_reps: int) -> tuple[list[str], list[str]]:
         warm_sections += rows
 
     cold = [
-        f"Loading the GGUF: {load_seconds:.2f} s (direct `Llama(...)`).",
+        f"Loading the GGUF: {load_seconds:.2f} s (in this process, as the worker loads it).",
         "",
-        "| case | tether s | create_chat_completion s | tether / direct | tokens |",
-        "|---|---:|---:|---:|---:|",
+        "tether: a fresh worker process (started, llama.cpp imported, the model loaded, the "
+        "prompt evaluated). In-process: what tether did before the worker — in a process that "
+        "has tether imported, llama.cpp imported, the model loaded and the prompt evaluated there.",
+        "",
+        "| case | tether first token s | in-process first token s | ratio | tether whole reply s "
+        "| in-process whole reply s | ratio |",
+        "|---|---:|---:|---:|---:|---:|---:|",
         *cold_rows,
         "",
+        *second_turn(cold_reps),
     ]
     return cold, warm_sections
 
@@ -311,16 +427,16 @@ def main() -> None:
     cold, warm = bench(args.reps, args.cold_reps)
     load_after = os.getloadavg()
     text = [
-        "# The embedded model (BENCH.md item 10)",
+        "# The embedded model through its worker process (BENCH.md items 10 and 13)",
         "",
         f"Run {started} on {machine()}; Python {platform.python_version()}; llama-cpp-python "
-        f"{_version('llama_cpp_python')}; {engine._THREADS} thread(s); load average "
+        f"{_version('llama_cpp_python')}; {engine.THREADS} thread(s); load average "
         f"{load_before[0]:.2f} before, {load_after[0]:.2f} after. Command: "
         f"`.venv/bin/python bench/local_model.py --reps {args.reps} --cold-reps "
         f"{args.cold_reps}`. Greedy decoding, "
         f"seed {SEED}.",
         "",
-        f"## Cold: the prompt evaluated from scratch, median of {args.cold_reps} runs",
+        f"## Cold: nothing loaded yet, median of {args.cold_reps} runs",
         "",
         *cold,
         f"## Warm: the prompt cached, median of {args.reps} runs, paths interleaved",

@@ -64,11 +64,11 @@ def _usage(prompt: int = 100, completion: int = 20) -> dict[str, Any]:
     }
 
 
-def text_reply(text: str) -> Reply:
+def text_reply(text: str, finish: str = "stop") -> Reply:
     pieces = [text[i : i + 7] for i in range(0, len(text), 7)] or [""]
     chunks = [_chunk({"role": "assistant", "content": ""})]
     chunks += [_chunk({"content": piece}) for piece in pieces]
-    chunks += [_chunk({}, "stop"), _usage()]
+    chunks += [_chunk({}, finish), _usage()]
     return Reply(200, sse(chunks, done=True))
 
 

@@ -33,6 +33,15 @@ async def test_print_mode_prints_the_answer_and_exits_0(home, project):
     assert body["model"] == "scripted"
 
 
+async def test_a_reply_cut_at_the_length_limit_says_so_in_the_summary(home, project):
+    async with LoopbackServer([text_reply("Once upon a time", finish="length")]) as server:
+        write_models_toml(home, server.url)
+        done = await run_tether("-p", "a story", "--model", MODEL, home=home, cwd=project)
+    assert done.code == 0, done.stderr
+    assert done.stdout == "Once upon a time\n"
+    assert "1 reply cut (it reached its length limit)" in done.stderr
+
+
 async def test_a_failing_provider_exits_1_with_its_error(home, project):
     failure = json_reply(400, {"error": {"message": "model 'scripted' is sleeping", "type": "x"}})
     async with LoopbackServer([failure]) as server:

@@ -14,8 +14,9 @@ In (one object a line):
   has not started).
 
 Out: ``{"event": "ready", "load_s": float, "extra_buffer_types": bool}`` once the model is
-loaded (the last as llama.cpp was given it: always false, see :mod:`._local_engine`), or ``{"event": "failed", "kind": "import" | "load", "message": str}`` and the process
-ends; then per request ``{"id", "event": "prompted", "tokens", "cached"}``, one
+loaded (the last as llama.cpp was given it: always false, see :mod:`._local_engine`), or
+``{"event": "failed", "kind": "import" | "load", "message": str}`` and the process ends; then
+per request ``{"id", "event": "prompted", "tokens", "cached"}``, one
 ``{"id", "text"}`` per token, and ``{"id", "event": "finished", "reason", "message"}``.
 
 The end of stdin is the end of tether: the process exits at once, mid-generation if need be.
