@@ -8,13 +8,25 @@ import tomllib
 
 from tether.ai import Model
 
-__all__ = ["DEFAULT_HOSTED", "CommandError", "choose_model", "configured_default"]
+__all__ = [
+    "DEFAULT_HOSTED",
+    "EMBEDDED_MODEL_NOTE",
+    "CommandError",
+    "choose_model",
+    "configured_default",
+]
 
 DEFAULT_HOSTED = (
     ("ANTHROPIC_API_KEY", "anthropic/claude-sonnet-4-5"),
     ("OPENAI_API_KEY", "openai/gpt-4.1"),
 )
 LOCAL_MODEL = "local/smollm2-135m"
+EMBEDDED_MODEL_NOTE = (
+    "using the embedded model, SmolLM2-135M: a tiny offline model for trying tether's mechanics"
+    " (it rarely calls a tool by itself), not for real work. For a real model set"
+    " ANTHROPIC_API_KEY or OPENAI_API_KEY, pass --model (tether models), or add a server to"
+    " models.toml (docs/models.md)."
+)
 
 
 class CommandError(Exception):

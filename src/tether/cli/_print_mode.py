@@ -15,6 +15,7 @@ from tether.agent import AgentEvent
 from tether.ai import AssistantMessage
 
 from ._event_json import dumps, event_to_json
+from ._model_choice import EMBEDDED_MODEL_NOTE
 from ._progress import ProgressPrinter, RunStats
 from ._runtime import RunSettings, Runtime, build_runtime
 
@@ -50,6 +51,8 @@ async def run_print(
 ) -> int:
     """Run ``task``; returns the exit status (0 success, 1 the run failed)."""
     runtime = build_runtime(settings, None, no_approver_hint=HEADLESS_HINT)
+    if runtime.model.api == "local":
+        stderr.write(f"tether: {EMBEDDED_MODEL_NOTE}\n")
     stats = RunStats()
     runtime.agent.subscribe(stats.observe)
     if json_lines:
