@@ -114,3 +114,29 @@ async def test_a_worker_crash_in_rpc_mode_ends_one_message_and_the_next_prompt_i
     (session_file,) = (home).rglob("*.jsonl")
     messages = Session.load(str(session_file)).messages()
     assert [m.role for m in messages] == ["user", "assistant", "user", "assistant"]
+
+
+async def test_models_says_whether_the_embedded_model_loads(tmp_path: Path) -> None:
+    done = await run_tether("models", home=tmp_path / "home", cwd=tmp_path)
+
+    assert done.code == 0, done.stderr
+    (line,) = [line for line in done.stdout.splitlines() if line.startswith(LOCAL)]
+    assert line.endswith("installed, loads")
+
+
+async def test_models_says_when_the_embedded_model_is_installed_but_does_not_load(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    shadow = tmp_path / "shadow" / "llama_cpp"
+    shadow.mkdir(parents=True)
+    (shadow / "__init__.py").write_text(
+        "raise ImportError('libggml-cpu.so: illegal instruction')\n"
+    )
+    monkeypatch.setenv("PYTHONPATH", str(shadow.parent))
+
+    done = await run_tether("models", home=tmp_path / "home", cwd=tmp_path)
+
+    assert done.code == 0, done.stderr
+    (line,) = [line for line in done.stdout.splitlines() if line.startswith(LOCAL)]
+    assert "installed, does not load" in line
+    assert "llama-cpp-python cannot be imported (libggml-cpu.so: illegal instruction)" in line

@@ -123,15 +123,21 @@ def _check_command(script: str, workspace: str | None) -> int:
 
 def _models() -> int:
     from tether.ai.providers import api_key_env, list_models
-    from tether.ai.providers.local import local_model_problem
+    from tether.ai.providers.local import local_model_loads, local_model_problem
 
     rows = []
     for model in list_models():
         variable = api_key_env(model.provider)
         if model.api == "local":
-            ready = (
-                "installed" if local_model_problem(model) is None else "pip install 'tether[local]'"
-            )
+            if local_model_problem(model) is not None:
+                ready = "not installed: pip install 'tether[local]'"
+            else:
+                problem = local_model_loads(model)
+                ready = (
+                    "installed, loads"
+                    if problem is None
+                    else f"installed, does not load: {problem}"
+                )
         elif variable is None:
             ready = "no key needed"
         else:

@@ -38,7 +38,7 @@ _WORKER_MODULE = "tether.ai.providers._local_worker"
 _STDERR_LINES = 20
 PROVIDER = "local model"
 
-Phase = Literal["waiting", "evaluating the prompt", "generating"]
+Phase = Literal["loading the model", "waiting", "evaluating the prompt", "generating"]
 
 
 @dataclass(slots=True)
@@ -77,6 +77,7 @@ class LocalWorker:
         worker that ignored an abort is not a crash)."""
         self.ready: dict[str, Any] | None = None
         """The worker's ``ready`` event once the model is loaded (``load_s``...)."""
+        self._settled = threading.Event()  # loaded, failed to load, or gone
         assert self._process.stdin and self._process.stdout and self._process.stderr
         self._stderr_reader = _start(self._drain_stderr, self._process.stderr)
         _start(self._write_requests, self._process.stdin)
@@ -85,6 +86,16 @@ class LocalWorker:
     @property
     def pid(self) -> int:
         return self._process.pid
+
+    def wait_loaded(self, timeout: float) -> str | None:
+        """Wait until the model is loaded: ``None``, or why it is not (it failed, the worker
+        died, or ``timeout`` seconds passed)."""
+        if not self._settled.wait(timeout):
+            return f"{PROVIDER}: the model did not load within {timeout:g} s"
+        if self.ready is not None:
+            return None
+        self.ended.wait(timeout)
+        return self._failure or self._death_text(self._process.poll(), "loading the model")
 
     def submit(self, request: dict[str, Any], deliver: Callable[[Report], None]) -> int:
         """Queue one generation; its reports go to ``deliver`` (from a reader thread)."""
@@ -166,6 +177,7 @@ class LocalWorker:
                 self.ready = event
             elif event.get("event") == "failed":
                 self._failure = _failure_text(event, self.model_path)
+            self._settled.set()
             return
         request_id = int(event["id"])
         with self._lock:
@@ -196,6 +208,7 @@ class LocalWorker:
             self._generations = {}
             self.clean_end = (not lost and self._failure is None) or self._killed_for is not None
             self.ended.set()
+        self._settled.set()
         for generation in lost.values():
             if self._killed_for and generation.phase == "waiting" and not generation.stopping:
                 # queued behind the generation that ignored its abort; it never started

