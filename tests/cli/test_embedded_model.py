@@ -15,6 +15,7 @@ from tether.ai.providers import get_model, local
 from tether.session import Session
 
 from .support import TETHER, environment, run_tether
+from .tmux import TmuxPane
 
 LOCAL = "local/smollm2-135m"
 pytestmark = pytest.mark.skipif(
@@ -140,3 +141,22 @@ async def test_models_says_when_the_embedded_model_is_installed_but_does_not_loa
     (line,) = [line for line in done.stdout.splitlines() if line.startswith(LOCAL)]
     assert "installed, does not load" in line
     assert "llama-cpp-python cannot be imported (libggml-cpu.so: illegal instruction)" in line
+
+
+async def test_the_terminal_says_it_runs_the_embedded_model_in_a_notice_and_the_status_line(
+    tmp_path: Path,
+) -> None:
+    pane = TmuxPane(width=120, height=30)
+    pane.start(
+        [TETHER, "--model", LOCAL, "--no-sandbox"],
+        cwd=str(tmp_path),
+        env=environment(tmp_path / "home"),
+    )
+    try:
+        shown = await pane.wait_for("ctx 0%", timeout=30)
+    finally:
+        pane.close()
+
+    assert "Using the embedded model, SmolLM2-135M: a tiny offline model" in shown
+    status = next(line for line in shown.splitlines() if "ctx 0%" in line)
+    assert status.startswith("local/smollm2-135m · offline demo model")

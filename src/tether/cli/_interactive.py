@@ -20,6 +20,7 @@ from typing import Any, Protocol
 
 from tether import __version__
 
+from ._model_choice import EMBEDDED_MODEL_NOTE
 from ._runtime import CommandError, RunSettings, Runtime, build_runtime
 from ._slash_commands import COMMANDS, SlashCommands
 from ._terminal_approver import ApprovalSurface, InlineApprover
@@ -211,6 +212,8 @@ class InteractiveSession:
                 ),
             ]
         )
+        if runtime.model.api == "local":
+            self.transcript.note(EMBEDDED_MODEL_NOTE[0].upper() + EMBEDDED_MODEL_NOTE[1:], "yellow")
         if runtime.resumed:
             self.commands.replay()
 

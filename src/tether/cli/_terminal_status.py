@@ -63,6 +63,7 @@ def status_line(runtime: Runtime, styler: Styler, width: int) -> str:
     # (text, style, drop order: 0 never dropped, higher dropped first)
     parts: list[tuple[str, str, int]] = [
         (model, "bold", 0),
+        *([("offline demo model", "yellow", 1)] if runtime.model.api == "local" else []),
         (f"thinking {runtime.thinking or 'off'}", "", 3),
         (f"↑{_count(tokens_in)} ↓{_count(tokens_out)}", "", 4),
         (f"${cost:.3f}", "", 2),
