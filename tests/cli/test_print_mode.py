@@ -120,3 +120,26 @@ async def test_no_model_available_is_an_error_that_says_how_to_choose(home, proj
     done = await run_tether("-p", "hi", "--model", "nowhere/none", home=home, cwd=project)
     assert done.code == 2
     assert "nowhere/none" in done.stderr
+
+
+async def test_a_missing_api_key_is_a_usage_error_before_anything_runs(home, project):
+    done = await run_tether("-p", "hi", "--model", "openai/gpt-4.1", home=home, cwd=project)
+
+    assert done.code != 0
+    assert "openai/gpt-4.1 needs an API key: set OPENAI_API_KEY" in done.stderr
+    assert "StreamOptions" not in done.stderr  # no library advice in a command
+    assert not list(home.rglob("*.jsonl"))
+
+
+@pytest.mark.parametrize(
+    "options",
+    [("--model", "local/smollm2"), ("--tools", "read,grepx")],
+    ids=["unknown model", "unknown tool"],
+)
+async def test_a_usage_error_leaves_no_empty_session(home, project, options):
+    done = await run_tether("-p", "hi", *options, home=home, cwd=project)
+    listed = await run_tether("sessions", "list", home=home, cwd=project)
+
+    assert done.code != 0
+    assert not list(home.rglob("*.jsonl"))
+    assert listed.code == 0 and "hi" not in listed.stdout

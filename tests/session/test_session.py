@@ -41,6 +41,8 @@ def reply(text: str) -> AssistantMessage:
 
 def test_a_new_session_file_starts_with_the_header(tmp_path):
     session = SessionStore(str(tmp_path)).create(str(tmp_path / "project"))
+    assert not os.path.exists(session.path)  # written with its first entry, not before
+    session.append_message(user("hi"))
     header = lines_of(session.path)[0]
     assert header["type"] == "session"
     assert header["version"] == 1
@@ -164,7 +166,8 @@ def test_store_lists_newest_first_and_finds_the_most_recent_of_a_directory(tmp_p
     newer = store.create(here)
     newer.append_message(user("second task"))
     newer.append(LabelEntry(target_id=newer.leaf_id or "", label="checkpoint"))
-    store.create(elsewhere)
+    store.create(elsewhere).append_message(user("third task"))
+    store.create(here)  # nothing written: no file, not listed
     infos = store.list(here)
     assert [info.id for info in infos] == [newer.id, older.id]
     assert infos[0].first_message == "second task"
@@ -252,7 +255,7 @@ def test_kill_9_while_writing_loses_at_most_the_line_in_flight(tmp_path):
     process = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
     assert process.stdout is not None
     path = process.stdout.readline().strip()
-    while os.path.getsize(path) < 2_000_000:
+    while not os.path.exists(path) or os.path.getsize(path) < 2_000_000:
         pass
     process.send_signal(signal.SIGKILL)
     process.wait()

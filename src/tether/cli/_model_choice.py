@@ -39,9 +39,24 @@ def choose_model(ref: str | None) -> Model:
 
     chosen = ref or configured_default() or _default_ref()
     try:
-        return get_model(chosen)
+        model = get_model(chosen)
     except (UnknownModelError, ModelsConfigError) as exc:
         raise CommandError(str(exc)) from None
+    _check_key(model)
+    return model
+
+
+def _check_key(model: Model) -> None:
+    """A model whose provider reads its key from the environment, with the variable unset, is
+    a usage error now, before a session exists or a turn is spent."""
+    from tether.ai.providers import api_key_env
+
+    variable = api_key_env(model.provider)
+    if variable and not os.environ.get(variable):
+        raise CommandError(
+            f"{model.provider}/{model.id} needs an API key: set {variable} (export"
+            f" {variable}=...), or choose another model (tether models lists them)"
+        )
 
 
 def configured_default() -> str | None:

@@ -72,6 +72,7 @@ class Session:
         self._by_id: dict[str, Entry] = {entry.id: entry for entry in entries}
         self.leaf_id: str | None = entries[-1].id if entries else None
         self._file: IO[str] | None = None
+        self._header_written = True
 
     # -- identity ------------------------------------------------------------------------------
 
@@ -95,13 +96,12 @@ class Session:
 
     @classmethod
     def create(cls, path: str, cwd: str, session_id: str, parent: str | None = None) -> Session:
-        """Write a new file holding only the header."""
-        from tether.ai.providers import open_private
-
+        """A new session whose file is written with its first entry (header first), so a run
+        that never starts — a usage error, a missing key — leaves no empty session behind."""
         header = SessionHeader(id=session_id, cwd=cwd, timestamp=now_iso(), parent_session=parent)
-        with open_private(path, "x") as handle:
-            handle.write(_line(_header_json(header)))
-        return cls(path, header, [])
+        session = cls(path, header, [])
+        session._header_written = False
+        return session
 
     @classmethod
     def load(cls, path: str) -> Session:
@@ -270,8 +270,13 @@ class Session:
         if self._file is None:
             from tether.ai.providers import open_private
 
-            self._file = open_private(self.path, "a")
-            self._repair_torn_tail()
+            if not self._header_written:
+                self._file = open_private(self.path, "x")
+                self._file.write(_line(_header_json(self.header)))
+                self._header_written = True
+            else:
+                self._file = open_private(self.path, "a")
+                self._repair_torn_tail()
         return self._file
 
     def _repair_torn_tail(self) -> None:
