@@ -174,8 +174,19 @@ async def run_demo() -> int:
     print(f"  replay it:   tether sessions show {session.path}")
     print(
         f"  continue it: tether --session {session.path} --cwd {project} "
-        "--model PROVIDER/ID -p 'next task'"
+        f"--model {_model_to_continue_with()} -p 'next task'"
     )
     fixed = "len(values) + 1" not in (project / "stats.py").read_text(encoding="utf-8")
     ok = fixed and isinstance(final, AssistantMessage) and final.stop_reason == "stop"
     return 0 if ok and os.path.exists(session.path) else 1
+
+
+def _model_to_continue_with() -> str:
+    """The model a run here would use by default (the scripted one cannot go on), or a pointer
+    to where models are listed when there is none."""
+    from ._model_choice import CommandError, default_model_ref
+
+    try:
+        return default_model_ref()
+    except CommandError:
+        return "MODEL (none is usable yet: see tether models)"

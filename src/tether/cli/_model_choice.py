@@ -14,6 +14,7 @@ __all__ = [
     "CommandError",
     "choose_model",
     "configured_default",
+    "default_model_ref",
 ]
 
 DEFAULT_HOSTED = (
@@ -37,7 +38,7 @@ def choose_model(ref: str | None) -> Model:
     """The :class:`Model` for ``ref``, or the default when ``ref`` is ``None``."""
     from tether.ai.providers import ModelsConfigError, UnknownModelError, get_model
 
-    chosen = ref or configured_default() or _default_ref()
+    chosen = ref or default_model_ref()
     try:
         model = get_model(chosen)
     except (UnknownModelError, ModelsConfigError) as exc:
@@ -75,6 +76,12 @@ def configured_default() -> str | None:
     if value is not None and not isinstance(value, str):
         raise CommandError(f"{path}: 'model' must be a string like \"openai/gpt-4.1\"")
     return value
+
+
+def default_model_ref() -> str:
+    """The model a run uses without ``--model``: ``config.toml``'s, else a hosted one whose key
+    is set, else the embedded one when installed; a :class:`CommandError` when there is none."""
+    return configured_default() or _default_ref()
 
 
 def _default_ref() -> str:
