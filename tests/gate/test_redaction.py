@@ -410,3 +410,51 @@ def test_a_key_with_an_end_after_headless_ones_masks_through_that_end():
         "-----BEGIN PRIVATE KEY-----\nBBBB\n-----END PRIVATE KEY----- z"
     )
     assert redact_secrets(text) == "a [REDACTED:private-key] z"
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "curl -X POST -d '{}' https://hooks.slack.com/services/T0ABCDEF1/B0ABCDEF2/"
+            "abcdefghijklmnopqrstuvwx",
+            "curl -X POST -d '{}' [REDACTED:webhook-url]",
+        ),
+        (
+            "SLACK=https://hooks.slack.com/workflows/T01ABC/A02DEF/123456789/AbCdEf123",
+            "SLACK=[REDACTED:webhook-url]",
+        ),
+        (
+            "hook: https://discord.com/api/webhooks/123456789012345678/"
+            "AbCdEf-gh_IJklmnOPqrstuVWXyz0123456789 (ok)",
+            "hook: [REDACTED:webhook-url] (ok)",
+        ),
+        (
+            "https://discordapp.com/api/v10/webhooks/42/tOkEn_value",
+            "[REDACTED:webhook-url]",
+        ),
+        (
+            "git clone https://deploy:hunter2@example.com/r.git",
+            "git clone https://deploy:[REDACTED:password]@example.com/r.git",
+        ),
+        (
+            "remote: https://0123456789abcdef0123456789@github.com/o/r.git",
+            "remote: https://[REDACTED:url-credentials]@github.com/o/r.git",
+        ),
+    ],
+)
+def test_webhook_urls_and_url_credentials_are_masked(text: str, expected: str) -> None:
+    assert redact_secrets(text) == expected
+    assert redact_secrets(expected) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "see https://hooks.slack.com/ and https://discord.com/api/webhooks for the docs",
+        "ssh://git@github.com/o/r.git and mail bob@example.com",
+        "http://[::1]:8080/x",
+    ],
+)
+def test_urls_without_credentials_stay(text: str) -> None:
+    assert redact_secrets(text) == text

@@ -82,6 +82,20 @@ _TOKENS: tuple[tuple[re.Pattern[str], str], ...] = (
         ),
         "jwt",
     ),
+    (
+        re.compile(
+            r"(?i)\bhttps?://hooks\.slack(?:-gov)?\.com/(?:services|workflows|triggers)"
+            r"(?:/[A-Za-z0-9_-]+)+"
+        ),
+        "webhook-url",
+    ),
+    (
+        re.compile(
+            r"(?i)\bhttps?://(?:[a-z]+\.)?discord(?:app)?\.com/api/(?:v\d+/)?webhooks"
+            r"/\d+/[A-Za-z0-9_-]+"
+        ),
+        "webhook-url",
+    ),
 )
 
 _AFTER_PREFIX: tuple[tuple[re.Pattern[str], str], ...] = (
@@ -93,7 +107,8 @@ _AFTER_PREFIX: tuple[tuple[re.Pattern[str], str], ...] = (
         "authorization",
     ),
     (re.compile(r"(\bBearer[ \t]+)([A-Za-z0-9._~+/-]{20,}=*)"), "bearer-token"),
-    (re.compile(r"(://[^\s:/@'\"]+:)([^\s@/'\"]+)(?=@)"), "password"),
+    (re.compile(r"(://[^\s:/@'\"\[]+:)([^\s@/'\"]+)(?=@)"), "password"),
+    (re.compile(r"(://)([^\s:/@'\"\[\]]{16,})(?=@)"), "url-credentials"),
 )
 """Patterns whose first group is kept and whose second group is the secret."""
 
@@ -122,8 +137,10 @@ _PLAIN_NAME = re.compile(r"[A-Za-z_]+")
 
 
 def redact_secrets(text: str) -> str:
-    """``text`` with private keys, API keys and tokens, AWS keys and ``password=``/``token:``-style
-    values replaced by ``[REDACTED:<kind>]``. Key names and everything around a secret stay."""
+    """``text`` with private keys, API keys and tokens, AWS keys, Slack and Discord webhook URLs
+    (the URL is the credential), the credentials in a URL (``https://user:pw@host``, a long
+    token as the user, ``https://ghp_…@github.com``) and ``password=``/``token:``-style values
+    replaced by ``[REDACTED:<kind>]``. Key names and everything around a secret stay."""
     text = _redact_private_keys(text)
     for pattern, label in _TOKENS:
         text = pattern.sub(_mask(label), text)
