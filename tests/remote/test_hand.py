@@ -178,3 +178,47 @@ async def test_tether_hand_over_an_ssh_exec_channel(
     process.stdin.write_eof()
     await asyncio.wait_for(process.wait(), 30)
     assert process.exit_status == 0
+
+
+async def test_the_hand_answers_a_long_line_an_overlong_one_and_deep_nesting_and_goes_on(
+    tmp_path: Path,
+) -> None:
+    """A 70 KB write is one call; a line over the limit and JSON nested too deep are error
+    answers; the hand keeps serving after each."""
+    from tether.remote._hand import LINE_LIMIT
+
+    tether = str(Path(sys.executable).with_name("tether"))
+    process = await asyncio.create_subprocess_exec(
+        tether, "hand", "--stdio", "--tools", "write,read", "--gate", "yolo",
+        "--no-sandbox", "--cwd", str(tmp_path),
+        stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.DEVNULL, limit=2**20,
+    )  # fmt: skip
+    assert process.stdin is not None and process.stdout is not None
+
+    async def answer() -> dict[str, Any]:
+        assert process.stdout is not None
+        return json.loads(await asyncio.wait_for(process.stdout.readline(), 60))
+
+    def call(run_id: str, tool: str, arguments: dict[str, Any]) -> bytes:
+        message = {"type": "call", "run_id": run_id, "tool": tool, "arguments": arguments}
+        return json.dumps(message).encode() + b"\n"
+
+    assert (await answer())["type"] == "hello"
+    content = "x" * 70_000 + "\n"
+    process.stdin.write(call("w1", "write", {"path": "big.txt", "content": content}))
+    written = await answer()
+    process.stdin.write(b'{"type": "call", "run_id": "w2", "x": "' + b"y" * (LINE_LIMIT + 10))
+    process.stdin.write(b'"}\n' + b"[" * 100_000 + b"\n")
+    overlong, deep = await answer(), await answer()
+    process.stdin.write(call("r1", "read", {"path": "big.txt"}))
+    read = await answer()
+    process.stdin.close()
+    await asyncio.wait_for(process.wait(), 30)
+
+    assert written["run_id"] == "w1" and not written["is_error"], written
+    assert (tmp_path / "big.txt").read_text() == content
+    assert overlong == {"type": "error", "error": f"a line over {LINE_LIMIT} bytes is refused"}
+    assert deep["type"] == "error"
+    assert read["run_id"] == "r1" and not read["is_error"]
+    assert process.returncode == 0

@@ -28,6 +28,7 @@ from ._stream import (
     ToolCallEnd,
     ToolCallStart,
 )
+from ._text_input import clean_text, decode_json_line
 from ._types import (
     AssistantContent,
     AssistantMessage,
@@ -95,7 +96,9 @@ __all__ = [
     "Usage",
     "UserContent",
     "UserMessage",
+    "clean_text",
     "copy_json",
+    "decode_json_line",
     "from_json",
     "parameters_schema",
     "parse_streaming_json",

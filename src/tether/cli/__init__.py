@@ -57,9 +57,17 @@ def _dispatch(args: object) -> int:
         from ._interactive import run_interactive
 
         return asyncio.run(run_interactive(settings))
+    from tether.ai import clean_text
+
     from ._print_mode import run_print
 
-    task = _with_piped_stdin(prompt)
+    task, replaced = clean_text(_with_piped_stdin(prompt))
+    if replaced:
+        print(
+            f"tether: {replaced} character{'s' if replaced != 1 else ''} of the task were not"
+            " valid UTF-8 and are replaced by U+FFFD",
+            file=sys.stderr,
+        )
     return asyncio.run(run_print(settings, task, json_lines=mode == "json"))
 
 
@@ -68,7 +76,9 @@ def _with_piped_stdin(prompt: str) -> str:
     if sys.stdin is None or sys.stdin.isatty():
         return prompt
     try:
-        piped = sys.stdin.read()
+        raw = sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else sys.stdin.read()
     except (OSError, ValueError):
         return prompt
+    # bytes that are not UTF-8 are kept as lone surrogates, which clean_text then replaces
+    piped = raw.decode("utf-8", errors="surrogateescape") if isinstance(raw, bytes) else raw
     return f"{prompt}\n\n{piped}" if piped.strip() else prompt

@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-import json
 import sys
 import threading
 from typing import Any, TextIO, get_args
 
 from tether.agent import AgentEvent
+from tether.ai import decode_json_line
 from tether.gate import ApprovalRequest, Decision
 
 from ._event_json import dumps, event_to_json
@@ -121,10 +121,18 @@ def _handle(
     running: asyncio.Task[Any] | None,
 ) -> asyncio.Task[Any] | None:
     try:
-        command = json.loads(line)
+        command, replaced = decode_json_line(line)
     except ValueError as exc:
         output.write(_failure(None, f"not JSON: {exc}"))
         return running
+    if replaced:
+        output.write(
+            {
+                "type": "notice",
+                "text": f"{replaced} character(s) of the command were not valid Unicode and are"
+                " replaced by U+FFFD",
+            }
+        )
     if not isinstance(command, dict) or not isinstance(command.get("type"), str):
         output.write(_failure(None, 'a command is a JSON object with a "type"'))
         return running
@@ -194,8 +202,13 @@ def _read_lines(stdin: TextIO) -> asyncio.Queue[str | None]:
     queue: asyncio.Queue[str | None] = asyncio.Queue()
 
     def pump() -> None:
+        # bytes, decoded line by line: input that is not UTF-8 is a notice, never the end
+        source: Any = getattr(stdin, "buffer", stdin)
         try:
-            for line in stdin:
+            for raw in source:
+                line = (
+                    raw.decode("utf-8", errors="surrogateescape") if isinstance(raw, bytes) else raw
+                )
                 loop.call_soon_threadsafe(queue.put_nowait, line)
         finally:
             loop.call_soon_threadsafe(queue.put_nowait, None)

@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tether.agent import AbortController, AgentEvent, AgentTool, ToolExecutionUpdate, run_tool_call
-from tether.ai import TextContent, ToolCall, parameters_schema
+from tether.ai import TextContent, ToolCall, decode_json_line, parameters_schema
 from tether.gate import ApprovalRequest, Decision, Gate, Mode
 from tether.tools import create_coding_tools, wrap_tool_definition
 
@@ -43,6 +43,9 @@ __all__ = ["HAND_PROTOCOL", "serve_hand", "serve_hand_on_stdio"]
 
 HAND_PROTOCOL = 1
 APPROVAL_SECONDS = 300.0
+LINE_LIMIT = 64 * 2**20
+"""The longest request line the hand reads (a ``write`` of the largest content a model may
+send); a longer one is answered with an error and skipped, and the hand goes on."""
 """How long an approval the hand asked for stays usable."""
 
 Send = Callable[[dict[str, Any]], None]
@@ -202,9 +205,38 @@ def _refusal(run_id: str, text: str) -> dict[str, Any]:
     return {"type": "result", "run_id": run_id, "is_error": True, "text": text}
 
 
+async def split_lines(
+    reader: asyncio.StreamReader, limit: int, on_overlong: Callable[[], None]
+) -> AsyncIterator[bytes]:
+    """The lines of ``reader`` without their newlines; a line longer than ``limit`` is dropped
+    (``on_overlong`` is told once) and reading goes on with the next one."""
+    pending = bytearray()
+    dropping = False  # inside a line that was too long
+    while chunk := await reader.read(1 << 20):
+        searched = len(pending)
+        pending += chunk
+        while (end := pending.find(b"\n", searched)) != -1:
+            line = bytes(pending[:end])
+            del pending[: end + 1]
+            searched = 0
+            if dropping:
+                dropping = False
+            elif len(line) > limit:
+                on_overlong()
+            else:
+                yield line
+        if len(pending) > limit:
+            if not dropping:
+                on_overlong()
+            dropping = True
+            pending.clear()
+    if pending and not dropping:
+        yield bytes(pending)
+
+
 def _parse(line: str) -> dict[str, Any] | None:
     try:
-        value = json.loads(line)
+        value, _ = decode_json_line(line)  # total: too deep is a ValueError, not a crash
     except ValueError:
         return None
     return value if isinstance(value, dict) else None
@@ -225,13 +257,16 @@ async def serve_hand_on_stdio(
     reader = asyncio.StreamReader()
     await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
 
-    async def lines() -> AsyncIterator[str]:
-        while line := await reader.readline():
-            yield line.decode("utf-8", errors="replace")
-
     def send(message: dict[str, Any]) -> None:
         sys.stdout.write(json.dumps(message) + "\n")
         sys.stdout.flush()
+
+    def refuse_overlong() -> None:
+        send({"type": "error", "error": f"a line over {LINE_LIMIT} bytes is refused"})
+
+    async def lines() -> AsyncIterator[str]:
+        async for line in split_lines(reader, LINE_LIMIT, refuse_overlong):
+            yield line.decode("utf-8", errors="replace")
 
     await serve_hand(lines(), send, tools=tools, mode=mode, workspace=cwd)
     return 0
