@@ -134,7 +134,7 @@ def test_reasons_name_the_command_and_the_rule(command: str, named: str) -> None
     ("command", "expected"),
     [
         ("", "allow"),
-        ("   \n  # just a comment\n", "allow"),
+        ("   \n  # just a comment\n", "approve"),  # comments are never allowed (issue 18)
         ("echo hi >/dev/null 2>&1", "allow"),
         ("ls -R / > /dev/null", "approve"),
         ("cat /etc/hostname", "approve"),
@@ -231,7 +231,8 @@ def test_internal_failures_deny_instead_of_raising() -> None:
 
 
 def test_non_ascii_words_keep_their_text() -> None:
-    assert POLICY.classify("cat fé.txt 日本.md").decision == "allow"
+    # Outside printable ASCII bash and tree-sitter may read a text differently: never ``allow``.
+    assert POLICY.classify("cat fé.txt 日本.md").decision == "approve"
     assert POLICY.normalize("rm  fé.txt") == POLICY.normalize('rm "fé.txt"') == "rm 'fé.txt'"
     assert POLICY.classify("rm -rf ~/ünïcode").decision == "deny"  # outside the workspace
 

@@ -3,7 +3,9 @@
 Plugged into the loop as ``before_tool_call`` (and ``after_tool_call`` for what leaves the system).
 Decision order (``docs/governance.md``, "The gate"): deterministic checks (the tool's
 ``check``/``policy_check``: shell and path policies) → ``deny`` is final in every mode → the mode
-decides who may approve the rest:
+decides who may approve the rest. A policy's ``allow`` that holds for a rewritten form of the
+arguments (``Verdict.prepared``: the shell policy's script regenerated from what it proved) puts
+that form in place of the model's before the tool runs:
 
 - ``strict``: only ``allow`` runs;
 - ``normal``: ``approve``, ``default_confirm`` and ``confirm=true`` ask the approver (a sandboxed
@@ -23,7 +25,7 @@ import asyncio
 import json
 import logging
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping, MutableMapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, TypeAlias, get_args
 
@@ -122,6 +124,7 @@ class Gate:
                 [self._run_check(call, governance), self._run_policy_check(call, governance)]
             )
             default_confirm = governance.default_confirm
+            verdict = call.substitute(verdict)
         else:
             verdict = Verdict(self.ungoverned, (f'Tool "{call.name}" declares no governance',))
             governance, default_confirm = None, False
@@ -272,16 +275,31 @@ class Gate:
 
 
 class _Call:
-    __slots__ = ("_digest", "args", "id", "name")
+    __slots__ = ("_digest", "_prepared", "args", "id", "name")
 
     def __init__(self, ctx: BeforeToolCallContext) -> None:
         self.id = ctx.tool_call.id
         self.name = ctx.tool_call.name
+        self._prepared = ctx.args
+        """The arguments the tool will be called with (the pipeline hands on this object)."""
         args = ctx.args
         if isinstance(args, pydantic.BaseModel):
             args = args.model_dump(mode="json")
         self.args: dict[str, Any] = dict(args) if isinstance(args, Mapping) else {"value": args}
         self._digest: str | None = None
+
+    def substitute(self, verdict: Verdict) -> Verdict:
+        """For an ``allow`` with ``prepared`` arguments: put them in place of those the tool runs
+        with, so what runs is what was proved (``approve`` when the arguments cannot be changed)."""
+        prepared = verdict.prepared
+        if verdict.decision != "allow" or not prepared:
+            return verdict
+        if not isinstance(self._prepared, MutableMapping):
+            reason = f'the arguments of "{self.name}" cannot be replaced by the form proved safe'
+            return Verdict.approve(*verdict.reasons, reason)
+        self._prepared.update(prepared)
+        self.args.update(prepared)
+        return verdict
 
     @property
     def digest(self) -> str:

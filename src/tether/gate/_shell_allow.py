@@ -6,10 +6,17 @@ no ``$``, backticks, unquoted glob or brace characters, ``~`` only as a leading 
 — with no assignments, control flow, functions, ``(( ))``/``[[ ]]``, heredocs or here-strings,
 no ``cd``, and no redirections but to ``/dev/null`` and ``2>&1``. Each command must be on the
 read-only list with options it allows (:mod:`._shell_options`), and every file it names must
-be allowed by the path policy. Each word is read twice — from tree-sitter's nodes and by an
+be allowed by the path policy. The text must be printable ASCII (with TAB, space and newline) and
+hold no comment and no backslash-newline: that is where bash and tree-sitter part ways. Each word
+is read twice — from tree-sitter's nodes and by an
 independent lexer over its text — and the whole text must be covered by the tree's tokens: any
 disagreement, a parse error or a node outside the grammar is a refusal. Everything refused is at
 best ``approve``, however harmless it looks.
+
+What is proved is what runs: the ``allow`` carries, as ``prepared["command"]``, the script
+regenerated from the command vectors the proof checked — every word single-quoted, ``; && || |``
+as separators, the ``/dev/null`` redirections spelled out, no comments — and the gate hands that
+to bash in place of the model's text.
 """
 
 from __future__ import annotations
@@ -41,6 +48,7 @@ _EXPANDING = frozenset({"ansi_c_string", "translated_string", "brace_expression"
 _UNQUOTED_SPECIAL = frozenset("$`*?[{}\t\n ;&|<>()")
 _DQ_ESCAPABLE = frozenset('$`"\\\n')
 _BLANK = re.compile(rb"(?:[ \t\r\n]|\\\n)*")
+_OUTSIDE_WALL = re.compile(rb"[^\t\n\x20-\x7e]")
 
 
 class PathChecks:
@@ -149,13 +157,20 @@ def prove_read_only(root: Node, source: bytes, paths: Paths, path_policy: PathCh
     try:
         if root.has_error:
             raise _Refused("the script does not parse cleanly")
+        if _OUTSIDE_WALL.search(source):
+            raise _Refused("a character outside printable ASCII, which bash may read differently")
+        if b"\\\n" in source:
+            raise _Refused("a backslash-newline, which bash removes before it reads the text")
         prover.cover(root)
-        prover.statement_list(root)
+        script = prover.statement_list(root)
     except _Refused as refused:
         return Verdict.approve(f"{prover.current or 'script'}: {refused}; not provably read-only")
-    if not prover.reasons:
-        return Verdict.allow("empty script: runs nothing")
-    return Verdict.allow(*prover.reasons)
+    reasons = prover.reasons or ["empty script: runs nothing"]
+    return Verdict("allow", tuple(reasons), {"command": script})
+
+
+def _quoted(word: str) -> str:
+    return "'" + word.replace("'", "'\\''") + "'"
 
 
 class _Prover:
@@ -180,6 +195,8 @@ class _Prover:
             node = stack.pop()
             if node.is_missing or node.type == "ERROR":
                 raise _Refused("the parse has a missing or erroneous part")
+            if node.type == "comment":
+                raise _Refused("a comment (where one starts is where bash and the parser differ)")
             if node.child_count == 0 or node.type in _WORDS or node.type == "comment":
                 leaves.append(node)
             else:
@@ -195,44 +212,55 @@ class _Prover:
 
     # --- structure ----------------------------------------------------------------------------
 
-    def statement_list(self, node: Node) -> None:
+    def statement_list(self, node: Node) -> str:
+        """The regenerated script of ``node``'s statements, ``; ``-separated."""
+        statements: list[str] = []
         for child in node.children:
-            if child.type == "comment" or (not child.is_named and child.type in _SEPARATORS):
+            if not child.is_named and child.type in _SEPARATORS:
                 continue
             if not child.is_named:
                 raise _Refused(f"`{child.type}` is outside the provable grammar")
-            self.statement(child)
+            statements.append(self.statement(child))
+        return "; ".join(statements)
 
-    def statement(self, node: Node) -> None:
+    def statement(self, node: Node) -> str:
+        """The statement's commands, operators and redirections in the order of the text, so bash
+        groups the regenerated script as it groups the original (tree-sitter may nest them
+        otherwise)."""
         kind = node.type
         if kind == "command":
-            self.command(node)
-        elif kind in ("list", "pipeline"):
+            return self.command(node)
+        if kind in ("list", "pipeline"):
+            parts: list[str] = []
             for child in node.children:
-                if child.type in ("&&", "||", "|", "comment"):
+                if child.type in ("&&", "||", "|"):
+                    parts.append(child.type)
                     continue
                 if not child.is_named:
                     raise _Refused(f"`{child.type}` is outside the provable grammar")
-                self.statement(child)
-        elif kind == "redirected_statement":
+                parts.append(self.statement(child))
+            return " ".join(parts)
+        if kind == "redirected_statement":
             body = node.child_by_field_name("body")
+            redirects: list[str] = []
             for child in node.children:
                 if body is not None and child == body:
                     continue
                 if child.type != "file_redirect":
                     raise _Refused(f"a {child.type.replace('_', ' ')}")
-                self.redirect(child)
+                redirects.append(self.redirect(child))
             if body is None:
                 raise _Refused("a redirection without a command")
-            self.statement(body)
-        else:
-            raise _Refused(f"a {kind.replace('_', ' ')} is outside the provable grammar")
+            return " ".join([self.statement(body), *redirects])
+        raise _Refused(f"a {kind.replace('_', ' ')} is outside the provable grammar")
 
-    def redirect(self, node: Node) -> None:
-        operator, target = "", ""
+    def redirect(self, node: Node) -> str:
+        """The redirection, spelled canonically; only ``/dev/null`` and ``>&1``/``>&2`` are."""
+        operator, target, descriptor = "", "", ""
         for child in node.children:
             if child.type == "file_descriptor":
-                if not self._text(child).isdigit():
+                descriptor = self._text(child)
+                if not descriptor.isdigit():
                     raise _Refused("a redirection of an unusual descriptor")
             elif not child.is_named:
                 operator += child.type
@@ -241,13 +269,14 @@ class _Prover:
             else:
                 target = self.word(child)
         if operator in (">", ">>", "&>", "&>>", ">|") and target == "/dev/null":
-            return
+            return f"{descriptor}{operator}/dev/null"
         if operator == ">&" and target in ("1", "2"):
-            return
+            return f"{descriptor}{operator}{target}"
         raise _Refused(f"the redirection {operator} {target} (only /dev/null and 2>&1 are)")
 
-    def command(self, node: Node) -> None:
+    def command(self, node: Node) -> str:
         words: list[str] = []
+        redirects: list[str] = []
         for child in node.children:
             kind = child.type
             if kind == "command_name":
@@ -257,9 +286,7 @@ class _Prover:
             elif kind in _WORDS:
                 words.append(self.word(child))
             elif kind == "file_redirect":
-                self.redirect(child)
-            elif kind == "comment":
-                continue
+                redirects.append(self.redirect(child))
             elif kind in _EXPANDING or kind.endswith(("expansion", "substitution")):
                 raise _Refused(f"{self._text(child)[:40]} expands at run time")
             else:
@@ -275,6 +302,7 @@ class _Prover:
             raise _Refused(reading)
         self.files(name, reading)
         self.reasons.append(f"{self.current}: read-only, every file inside the workspace")
+        return " ".join([*(_quoted(word) for word in words), *redirects])
 
     def word(self, node: Node) -> str:
         kind = node.type

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Literal, TypeAlias
+from typing import Any, Literal, TypeAlias
 
 __all__ = ["ALLOW", "PolicyDecision", "Verdict", "strictest"]
 
@@ -19,6 +19,10 @@ class Verdict:
     decision: PolicyDecision
     reasons: tuple[str, ...] = field(default_factory=tuple)
     """Human-readable, each naming the command or path and the rule that applied."""
+    prepared: Mapping[str, Any] | None = field(default=None, compare=False)
+    """Of an ``allow`` that holds only for a rewritten form of the arguments: the argument values
+    to run in place of those judged (the shell policy's script regenerated from the commands it
+    proved, under ``"command"``). The gate substitutes them before the tool runs."""
 
     @staticmethod
     def allow(*reasons: str) -> Verdict:
@@ -39,15 +43,20 @@ ALLOW = Verdict("allow")
 def strictest(verdicts: Iterable[Verdict | None]) -> Verdict:
     """The most severe decision of ``verdicts`` with the reasons that led to it.
 
-    ``None`` entries (no opinion) are skipped; nothing at all means ``allow``.
+    ``None`` entries (no opinion) are skipped; nothing at all means ``allow``. An ``allow`` keeps
+    the ``prepared`` arguments of every verdict (the rewritten form is what was judged allowed).
     """
     decision: PolicyDecision = "allow"
     reasons: list[str] = []
+    prepared: dict[str, Any] = {}
     for verdict in verdicts:
         if verdict is None:
             continue
+        if verdict.prepared:
+            prepared.update(verdict.prepared)
         if _SEVERITY[verdict.decision] > _SEVERITY[decision]:
             decision, reasons = verdict.decision, list(verdict.reasons)
         elif verdict.decision == decision:
             reasons.extend(r for r in verdict.reasons if r not in reasons)
-    return Verdict(decision, tuple(reasons))
+    kept = prepared if decision == "allow" and prepared else None
+    return Verdict(decision, tuple(reasons), kept)
