@@ -10,7 +10,7 @@ import signal
 import psutil
 from tests.ai.providers.loopback import HANG, LoopbackServer, Reply
 
-from tether.session import SessionStore
+from tether.session import INTERRUPTED_CALL, SessionStore
 
 from .support import (
     MODEL,
@@ -149,7 +149,8 @@ async def test_a_run_killed_mid_batch_resumes_with_every_call_answered(tmp_path)
     sent = server.requests[1].json()["messages"]
     answers = {m["tool_call_id"]: m["content"] for m in sent if m["role"] == "tool"}
     assert set(answers) == {"c1", "c2"}
-    assert answers["c2"].lower().startswith("no result")
+    # c2 was running when tether died: it may have run, and the model is told so
+    assert answers["c2"] == INTERRUPTED_CALL
 
 
 async def test_continue_restores_the_thinking_level_and_sessions_list_shows_it(tmp_path):

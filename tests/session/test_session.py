@@ -204,8 +204,11 @@ async def test_attach_writes_the_prompt_before_the_request_and_every_message(tmp
     session.attach(agent)
     await agent.prompt("shout hi")
     assert seen_on_disk == [["session", "message"]]
-    roles = [line["message"]["role"] for line in lines_of(session.path)[1:]]
-    assert roles == ["user", "assistant", "tool_result", "assistant"]
+    lines = lines_of(session.path)[1:]
+    roles = [x["message"]["role"] if x["type"] == "message" else x["type"] for x in lines]
+    assert roles == ["user", "assistant", "custom", "tool_result", "assistant"]
+    assert lines[2]["custom_type"] == "tool_call_started"  # written as the call began
+    assert lines[2]["data"]["tool_call_id"] == lines[3]["message"]["tool_call_id"]
     restored = Session.load(session.path).messages()
     assert isinstance(restored[2], ToolResultMessage) and restored[2].content[0].text == "HI"
 

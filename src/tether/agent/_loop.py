@@ -205,7 +205,10 @@ def default_convert_to_llm(messages: list[AgentMessage]) -> list[Message]:
     ]
 
 
-UNANSWERED_CALL = "No result: this tool call was not executed."
+UNANSWERED_CALL = (
+    "No result was recorded for this tool call: it may not have run, or it ran and its result"
+    " was lost. Check its effects before repeating it."
+)
 
 
 def answer_every_tool_call(messages: Sequence[Message]) -> list[Message]:

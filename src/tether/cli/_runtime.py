@@ -24,6 +24,7 @@ from tether.session import (
     SessionStore,
     ThinkingLevelChangeEntry,
     find_context_files,
+    settle_interrupted_calls,
 )
 from tether.tools import (
     ToolDefinition,
@@ -137,6 +138,8 @@ def build_runtime(
     if not os.path.isdir(cwd):
         raise CommandError(f"--cwd {settings.cwd}: not a directory")
     session, resumed = _open_session(settings, cwd)
+    if resumed and session is not None:
+        settle_interrupted_calls(session)  # a run that died left calls unanswered: say so
     if model is None:
         model = choose_model(settings.model or (session.model_ref() if session else None))
     thinking = settings.thinking or (session.thinking_level() if session else None)

@@ -21,11 +21,14 @@ from ._entries import (
     ThinkingLevelChangeEntry,
     UnknownEntry,
 )
+from ._interrupted import INTERRUPTED_CALL, NOT_STARTED_CALL, settle_interrupted_calls
 from ._session import Session, SessionError, compaction_message
 from ._store import SessionInfo, SessionStore, default_sessions_dir
 
 __all__ = [
     "CONTEXT_FILE_NAMES",
+    "INTERRUPTED_CALL",
+    "NOT_STARTED_CALL",
     "SUMMARY_INSTRUCTIONS",
     "ApprovalEntry",
     "CompactionEntry",
@@ -48,4 +51,5 @@ __all__ = [
     "default_sessions_dir",
     "estimate_tokens",
     "find_context_files",
+    "settle_interrupted_calls",
 ]

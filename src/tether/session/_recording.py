@@ -1,9 +1,11 @@
 """Recording a running agent into its session: messages as they end, decisions as they are made.
 
 The prompt's user message ends before the request goes out, so it is on disk before the model
-is asked; every other message is written when it ends. With a gate, each decision a person
-(``approver``, ``session`` memory of one) or the reviewer made is written as an ``approval``
-entry after the call it decided: who decided, the outcome and why — the audit trail.
+is asked; every other message is written when it ends, and each tool call's start is written as
+it begins (so a run that dies mid-call is known to have started it: :mod:`._interrupted`). With
+a gate, each decision a person (``approver``, ``session`` memory of one) or the reviewer made
+is written as an ``approval`` entry after the call it decided: who decided, the outcome and
+why — the audit trail.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from tether.agent import MessageEnd, ToolExecutionEnd, ToolExecutionStart
 from tether.gate import Gate, action_digest
 
 from ._entries import ApprovalEntry
+from ._interrupted import call_started_entry
 
 if TYPE_CHECKING:
     from ._session import Session
@@ -38,6 +41,7 @@ def record_agent(session: Session, agent: Any, gate: Gate | None) -> Callable[[]
         if isinstance(event, MessageEnd):
             session.append_message(event.message)
         elif isinstance(event, ToolExecutionStart):
+            session.append(call_started_entry(event.tool_call_id, event.tool_name))
             arguments[event.tool_call_id] = (event.tool_name, event.args)
         elif isinstance(event, ToolExecutionEnd) and gate is not None:
             fresh = gate.records[recorded:]
