@@ -70,18 +70,21 @@ async def run_print(
     finally:
         runtime.close()
     final = _last_assistant(runtime)
-    failed = final is None or final.stop_reason in ("error", "aborted")
+    unsaved = runtime.session.write_error if runtime.session is not None else None
+    failed = unsaved is not None or final is None or final.stop_reason in ("error", "aborted")
+    if unsaved is not None:  # one clear line, also in json mode; never "session ... saved"
+        stderr.write(f"tether: stopped: the session could not be written: {unsaved}\n")
     if not json_lines:
         if final is not None and final.text().strip():
             stdout.write(final.text().rstrip("\n") + "\n")
             stdout.flush()
-        if failed:
+        if failed and unsaved is None:
             reason = final.error_message if final is not None else "no answer"
             stderr.write(f"tether: the run failed: {reason}\n")
         stderr.write(f"tether: {stats.summary()}\n")
         if runtime.remote:
             stderr.write(f"tether: tools ran on {runtime.remote}\n")
-        if runtime.session is not None:
+        if runtime.session is not None and unsaved is None:
             stderr.write(f"tether: session {runtime.session.id[:8]} ({runtime.session.path})\n")
     return 1 if failed else 0
 

@@ -5,7 +5,8 @@ is asked; every other message is written when it ends, and each tool call's star
 it begins (so a run that dies mid-call is known to have started it: :mod:`._interrupted`). With
 a gate, each decision a person (``approver``, ``session`` memory of one) or the reviewer made
 is written as an ``approval`` entry after the call it decided: who decided, the outcome and
-why — the audit trail.
+why — the audit trail. A write that fails stops the run (the agent is aborted, so no further
+tool runs unrecorded) and is kept in ``session.write_error`` for the command to report.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from tether.gate import Gate, action_digest
 
 from ._entries import ApprovalEntry
 from ._interrupted import call_started_entry
+from ._session import SessionError
 
 if TYPE_CHECKING:
     from ._session import Session
@@ -37,6 +39,14 @@ def record_agent(session: Session, agent: Any, gate: Gate | None) -> Callable[[]
     recorded = len(gate.records) if gate is not None else 0
 
     def listener(event: object) -> None:
+        if session.write_error is not None:
+            return  # the run is being stopped; nothing half-recorded after the failure
+        try:
+            record(event)
+        except SessionError:
+            agent.abort()  # fail closed: no tool runs unrecorded
+
+    def record(event: object) -> None:
         nonlocal recorded
         if isinstance(event, MessageEnd):
             session.append_message(event.message)

@@ -73,6 +73,8 @@ class Session:
         self.leaf_id: str | None = entries[-1].id if entries else None
         self._file: IO[str] | None = None
         self._header_written = True
+        self.write_error: str | None = None
+        """Set when an append failed (``path: OS error``); nothing more is written after it."""
 
     # -- identity ------------------------------------------------------------------------------
 
@@ -141,8 +143,25 @@ class Session:
 
     def close(self) -> None:
         if self._file is not None:
-            self._file.close()
+            try:
+                self._file.close()
+            except OSError as exc:  # the last flush failed: say so, never claim it was saved
+                self.write_error = self.write_error or _write_error(self.path, exc)
             self._file = None
+
+    def ensure_writable(self) -> None:
+        """Raise :class:`SessionError` now if this session's file cannot be written (a
+        read-only or missing directory), before a run spends anything on it."""
+        if self._header_written:
+            target, what = self.path, "file"
+        else:
+            target, what = os.path.dirname(self.path), "directory"
+            while target and not os.path.exists(target):
+                target = os.path.dirname(target)
+        if not os.access(target or ".", os.W_OK):
+            raise SessionError(
+                f"Cannot write the session {what} {target}: it is read-only or not yours"
+            )
 
     # -- writing ---------------------------------------------------------------------------------
 
@@ -154,9 +173,15 @@ class Session:
         if not entry.timestamp:
             entry.timestamp = now_iso()
         entry.parent_id = self.leaf_id
-        handle = self._handle()
-        handle.write(_line(entry_to_json(entry)))
-        handle.flush()
+        if self.write_error is not None:
+            raise SessionError(f"The session is no longer written: {self.write_error}")
+        try:
+            handle = self._handle()
+            handle.write(_line(entry_to_json(entry)))
+            handle.flush()
+        except OSError as exc:
+            self.write_error = _write_error(self.path, exc)
+            raise SessionError(f"Cannot write the session: {self.write_error}") from None
         self.entries.append(entry)
         self._by_id[entry.id] = entry
         self.leaf_id = entry.id
@@ -292,6 +317,10 @@ class Session:
 
     def __repr__(self) -> str:
         return f"Session(id={self.id!r}, path={self.path!r}, entries={len(self.entries)})"
+
+
+def _write_error(path: str, exc: OSError) -> str:
+    return f"{path}: {exc.strerror or exc}"
 
 
 def new_session_id() -> str:
