@@ -64,7 +64,7 @@ def test_the_corpus_covers_every_class_with_several_cases() -> None:
     classes = Counter(klass for _, _, klass in ATTACKS)
     expected = {"expansion-exec", "heredoc", "secret", "splitting", "cd", "options", "braces",
                 "quoting", "glob", "wrapper", "pipe-shell", "kill", "disk", "agent", "container",
-                "interpreter"}  # fmt: skip
+                "interpreter", "differential", "parse-error"}  # fmt: skip
     assert set(classes) == expected
     assert all(count >= 3 for count in classes.values()), classes
     assert len({command for command, _, _ in ATTACKS}) == len(ATTACKS), "duplicate attacks"

@@ -24,9 +24,9 @@ BASH = shutil.which("bash")
 # Programs, none a bash builtin, so a twin on PATH is what runs.
 PROGRAMS = ("ls", "cat", "wc", "head", "grep", "sort", "rm", "touch", "curl", "sh", "tail")
 _TWIN = """#!/bin/sh
-printf '%s\\037' "${0##*/}" "$@" >> "$TWIN_LOG"
-printf '\\n' >> "$TWIN_LOG"
-"""
+line=$(printf '%s\\037' "${0##*/}" "$@")
+printf '%s\\n' "$line" >> "$TWIN_LOG"
+"""  # one write per run: the stages of a pipeline log at the same time
 
 
 @pytest.fixture(scope="module")

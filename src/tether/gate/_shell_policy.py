@@ -5,7 +5,9 @@ deny rules: wrappers and programs that run programs are unwrapped (``sudo``, ``e
 ``timeout``, ``xargs``, ``find -exec``, ``bash -c``, ``eval``, :mod:`._shell_wrappers`), each
 command is also judged as bash expands it (:mod:`._shell_expand`: braces, quoting, known
 variables split on ``IFS``, ``~+``/``~-``/``cd -``, globs on system paths), heredocs are read as
-bash reads them (:mod:`._shell_heredoc`), and what one command means comes from
+bash reads them (:mod:`._shell_heredoc`), a script that tree-sitter may read otherwise than bash
+(a parse error, CR and other blank-like characters, comments, backslash-newlines) is also judged
+command by command as bash splits it (:mod:`._shell_lex`), and what one command means comes from
 :mod:`._shell_rules`. This module adds what only the whole script shows: pipelines (download or
 decode piped to a shell, a shell wired to the network), the directory after ``cd``, literal
 variables, redirections and the path policy.
@@ -33,6 +35,7 @@ from ._shell_allow import PathChecks, prove_read_only
 from ._shell_expand import Environment, brace_expand, expand_word
 from ._shell_heredoc import heredoc_disagreements
 from ._shell_key import session_key
+from ._shell_lex import as_bash_reads_it, differs_from_the_parser
 from ._shell_parse import (
     Call,
     Command,
@@ -177,6 +180,10 @@ class _Run:
             self.top = script
         if script.error:
             self._approve(f"{collapse(text)[:60]}: does not parse cleanly; nothing is auto-allowed")
+        if script.error or differs_from_the_parser(text):  # deny rules see bash's own words too
+            reading = as_bash_reads_it(text)
+            if reading.strip() != text.strip():
+                self._evidence([reading], depth, f"{collapse(text)[:60]}: as bash splits it")
         if script.error and "{" in text:  # {rm,-rf,~} does not parse, but bash runs it
             expanded = [brace_expand(token) or [token] for token in text.split()]
             reading = " ".join(field for fields in expanded for field in fields)
