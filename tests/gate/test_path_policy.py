@@ -261,9 +261,33 @@ def test_protected_files_inside_workspace_cannot_be_written(policy, path: str, r
     assert decision(policy, path, "read") == "allow"
 
 
-def test_other_git_internals_and_lookalikes_are_writable(policy: PathPolicy) -> None:
-    for path in (".git/COMMIT_EDITMSG", "src/bashrc.py", "hooks/pre-commit", ".github/ci.yml"):
+def test_lookalikes_of_protected_files_are_writable(policy: PathPolicy) -> None:
+    for path in ("src/bashrc.py", "hooks/pre-commit", ".github/ci.yml", "src/HEAD", "gitx/a"):
         assert decision(policy, path, "write") == "allow", path
+
+
+@pytest.mark.parametrize(
+    ("path", "rule"),
+    [
+        (".git/COMMIT_EDITMSG", ".git/ is the git repository"),
+        (".git/commondir", ".git/ is the git repository"),
+        ("sub/.git/x/config", "sub/.git/ is the git repository"),
+        (".envrc", ".envrc is a direnv file"),
+        (".vscode/tasks.json", ".vscode/ is editor settings"),
+        (".idea/workspace.xml", ".idea/ is IDE settings"),
+        ("rust-toolchain.toml", "rust-toolchain.toml is a rust toolchain file"),
+        (".pre-commit-config.yaml", ".pre-commit-config.yaml is pre-commit hooks"),
+        ("src/.rgignore", "src/.rgignore is an ignore file"),
+        ("HEAD", "HEAD is a HEAD at the workspace root"),
+    ],
+)
+def test_what_the_sandbox_keeps_read_only_is_written_only_when_asked(
+    policy: PathPolicy, path: str, rule: str
+) -> None:
+    verdict = policy.check(path, "write")
+    assert verdict.decision == "approve"
+    assert verdict.reasons[0].startswith(f"protected: {rule}")
+    assert decision(policy, path, "read") == "allow"
 
 
 def test_home_agent_config_is_protected_even_when_the_home_is_the_workspace(home: Path) -> None:
