@@ -74,7 +74,11 @@ class Governance:
     deterministic check. ``policy_check(args, policies)``: applies the gate's shell/path policies to
     the call. ``sandboxed``: the tool runs inside a sandbox, so in ``normal`` mode calls its policy
     only marks ``approve`` may run without asking. ``action_key(args, policies)``: what the call
-    does, as a session-memory key (default: the exact arguments).
+    does, as a session-memory key (default: the exact arguments). ``needs_person(args,
+    policies)``: why this call needs a person whatever its verdict (short of ``deny``), its
+    sandbox or the reviewer would say, or ``None`` — asked in every mode but ``yolo`` (which
+    runs it) and ``strict`` (which denies it); a tool may rely on such a call having been
+    approved by a person or run in ``yolo``.
     """
 
     default_confirm: bool = False
@@ -83,6 +87,7 @@ class Governance:
     policy_check: Callable[[Mapping[str, Any], Policies], Verdict | None] | None = None
     sandboxed: bool = False
     action_key: Callable[[Mapping[str, Any], Policies], str] | None = None
+    needs_person: Callable[[Mapping[str, Any], Policies], str | None] | None = None
 
 
 @dataclass(frozen=True, slots=True)
