@@ -10,8 +10,10 @@ is 0600 and a folder made for it 0700: a transcript holds whatever the tools pri
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
+import threading
 import uuid
 from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
@@ -75,6 +77,7 @@ class Session:
         self._header_written = True
         self.write_error: str | None = None
         """Set when an append failed (``path: OS error``); nothing more is written after it."""
+        self._lock_key: tuple[int, int] | None = None
 
     # -- identity ------------------------------------------------------------------------------
 
@@ -148,6 +151,8 @@ class Session:
             except OSError as exc:  # the last flush failed: say so, never claim it was saved
                 self.write_error = self.write_error or _write_error(self.path, exc)
             self._file = None
+            _release_lock(self._lock_key)
+            self._lock_key = None
 
     def ensure_writable(self) -> None:
         """Raise :class:`SessionError` now if this session's file cannot be written (a
@@ -162,6 +167,13 @@ class Session:
             raise SessionError(
                 f"Cannot write the session {what} {target}: it is read-only or not yours"
             )
+        if self._header_written:
+            try:
+                self._handle()  # takes the writer's lock now: a second writer is told at once
+            except OSError as exc:
+                raise SessionError(
+                    f"Cannot write the session: {_write_error(self.path, exc)}"
+                ) from None
 
     # -- writing ---------------------------------------------------------------------------------
 
@@ -296,11 +308,11 @@ class Session:
             from tether.ai.providers import open_private
 
             if not self._header_written:
-                self._file = open_private(self.path, "x")
+                self._file = _locked(open_private(self.path, "x"), self)
                 self._file.write(_line(_header_json(self.header)))
                 self._header_written = True
             else:
-                self._file = open_private(self.path, "a")
+                self._file = _locked(open_private(self.path, "a"), self)
                 self._repair_torn_tail()
         return self._file
 
@@ -317,6 +329,48 @@ class Session:
 
     def __repr__(self) -> str:
         return f"Session(id={self.id!r}, path={self.path!r}, entries={len(self.entries)})"
+
+
+# One writer process per session file: the first Session of this process to write a file takes
+# an exclusive flock on a descriptor of its own; later ones in this process share it (a library
+# user may hold two Session objects of one file); another process is refused.
+_held_locks: dict[tuple[int, int], list[int]] = {}  # (device, inode) -> [fd, users]
+_locks_guard = threading.Lock()
+
+
+def _locked(handle: IO[str], session: Session) -> IO[str]:
+    """``handle``, with this process holding the file's writer lock."""
+    status = os.fstat(handle.fileno())
+    key = (status.st_dev, status.st_ino)
+    with _locks_guard:
+        held = _held_locks.get(key)
+        if held is None:
+            lock_fd = os.open(session.path, os.O_RDONLY | os.O_CLOEXEC)
+            try:
+                fcntl.flock(lock_fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                os.close(lock_fd)
+                handle.close()
+                raise SessionError(
+                    f"Session {session.id[:8]} is in use by another tether process"
+                    f" ({session.path} is locked): wait for it to end, or start a new session"
+                    " (without -c), or branch off with /fork once it is free"
+                ) from None
+            held = _held_locks[key] = [lock_fd, 0]
+        held[1] += 1
+    session._lock_key = key
+    return handle
+
+
+def _release_lock(key: tuple[int, int] | None) -> None:
+    with _locks_guard:
+        held = _held_locks.get(key) if key is not None else None
+        if held is None:
+            return
+        held[1] -= 1
+        if held[1] <= 0:
+            del _held_locks[key]  # type: ignore[arg-type]
+            os.close(held[0])
 
 
 def _write_error(path: str, exc: OSError) -> str:

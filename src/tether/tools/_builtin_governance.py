@@ -2,8 +2,9 @@
 
 File tools are judged by the gate's path policy (reads inside the workspace allowed, outside need
 approval, secrets denied; writes outside the workspace or to protected files denied); ``bash`` by
-the shell policy, with its session-memory key being the normalised script. File contents and edit
-texts are never shown to the AI reviewer (``redact``).
+the shell policy, with its session-memory key being the normalised script; a git command that
+writes the repository needs a person whatever the sandbox (it then runs with ``.git`` writable).
+File contents and edit texts are never shown to the AI reviewer (``redact``).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from tether.agent import CAPS_OWN_RESULT
 from tether.gate import Governance, Policies, Review, Verdict
 
 from ._definition import ToolDefinition
+from ._git_commands import git_write_reason
 from ._paths import resolve_path
 
 __all__ = ["govern_builtin"]
@@ -63,6 +65,7 @@ def govern_builtin(definition: ToolDefinition, cwd: str) -> ToolDefinition:
             policy_check=_classify_command,
             action_key=_normalised_command,
             sandboxed=bool(definition.metadata.get("sandboxed", False)),
+            needs_person=_git_write,
         )
     else:
         governance = Governance(policy_check=_path_check(cwd, _ACCESS[name]))
@@ -87,6 +90,10 @@ def _path_check(
 
 def _classify_command(args: Mapping[str, Any], policies: Policies) -> Verdict:
     return policies.shell.classify(str(args.get("command", "")))
+
+
+def _git_write(args: Mapping[str, Any], policies: Policies) -> str | None:
+    return git_write_reason(str(args.get("command", "")))
 
 
 def _normalised_command(args: Mapping[str, Any], policies: Policies) -> str:

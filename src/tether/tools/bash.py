@@ -24,14 +24,22 @@ import asyncio
 import functools
 import logging
 import math
+import re
 from collections.abc import Callable
 from typing import Any
 
 from tether.agent import AgentToolResult, ToolError, UpdateCallback
 from tether.ai import AbortSignal, TextContent
+from tether.gate import (
+    PROTECTED_DIRECTORIES,
+    PROTECTED_FILES,
+    PROTECTED_ROOT_NAMES,
+    protected_workspace_rule,
+)
 
 from ._builtin_governance import govern_builtin
 from ._definition import ToolContext, ToolDefinition
+from ._git_commands import git_write_reason
 from ._output_spill import OutputView, SpillingOutput
 from ._paths import resolve_path
 from ._rendering import CALL_RENDERERS, RESULT_RENDERERS
@@ -95,9 +103,10 @@ def create_bash_tool(
             output.feed(chunk)
             progress.output_arrived()
 
+        runner = _runner_for(ops, command)
         try:
             try:
-                result = await ops.exec(
+                result = await runner.exec(
                     command,
                     cwd=working_directory,
                     on_output=on_output,
@@ -166,6 +175,17 @@ def create_bash_tool(
     return govern_builtin(definition, cwd)
 
 
+def _runner_for(ops: BashOperations, command: str) -> BashOperations:
+    """``ops``, or for a git command that writes the repository (which its governance sent to
+    a person) the same sandbox with ``.git`` writable."""
+    sandbox = getattr(ops, "sandbox", None)
+    if not isinstance(ops, LocalExecOperations) or not isinstance(sandbox, BubblewrapSandbox):
+        return ops
+    if git_write_reason(command) is None:
+        return ops
+    return LocalExecOperations(sandbox=sandbox.allowing_git_writes())
+
+
 def _output_file_maker(ops: BashOperations) -> Callable[[str], OutputFile]:
     """``ops.create_output_file``, looked up only when output overflows: operations written
     without it still run commands, and only the spill file is reported as missing."""
@@ -217,7 +237,11 @@ def _sandbox_description(sandbox: BubblewrapSandbox | None) -> str:
     network = "" if sandbox.allow_network else " There is no network."
     return (
         " Commands run in a sandbox: only the working directory and a private /tmp are "
-        f"writable, and some secret files in the home directory are hidden.{network}"
+        "writable; in it .git/ and files that make programs run code later (.envrc, .vscode/, "
+        "...) are read-only, and secret files (.env, private keys, credentials) read as empty, "
+        f"as do some in the home directory.{network} A git command that writes the repository "
+        "is asked to a person first; a command that needs a secret is for the person to run "
+        "outside the sandbox."
     )
 
 
@@ -311,5 +335,34 @@ def _final_result(
         raise ToolError(_join(text, view.notice, ending), details=details)
     if result.exit_code != 0:
         ending = f"Command exited with code {result.exit_code}"
-        raise ToolError(_join(text, view.notice, ending), details=details)
-    return AgentToolResult([TextContent(_join(text or "(no output)", view.notice))], details)
+        hint = _protected_path_hint(text) if sandboxed else None
+        raise ToolError(_join(text, view.notice, result.notice, hint, ending), details=details)
+    return AgentToolResult(
+        [TextContent(_join(text or "(no output)", view.notice, result.notice))], details
+    )
+
+
+_REFUSED_BY_SANDBOX = re.compile(r"Read-only file system|Device or resource busy|EROFS|EBUSY")
+_PROTECTED_NAMES = re.compile(
+    r"(?<![\w.-])(?:[\w./-]*/)?("
+    + "|".join(
+        re.escape(n) for n in (*PROTECTED_DIRECTORIES, *PROTECTED_FILES, *PROTECTED_ROOT_NAMES)
+    )
+    + r")(?![\w.-])"
+)
+
+
+def _protected_path_hint(text: str) -> str | None:
+    """What to tell the model when a sandboxed command failed on a protected path: the sandbox
+    refused a write (read-only, busy mount point), or a placeholder for an absent protected file
+    (an empty read-only directory) was opened as a file."""
+    named = sorted({match.group(1) for match in _PROTECTED_NAMES.finditer(text)})
+    refused = _REFUSED_BY_SANDBOX.search(text) is not None or "Is a directory" in text
+    if not named or not refused:
+        return None
+    reasons = [protected_workspace_rule(name) or name for name in named]
+    return (
+        f"The sandbox keeps protected paths read-only: {'; '.join(reasons)}. A git command that writes the repository (commit, add, checkout, ...) is "
+        "asked to a person and, once approved, runs with .git writable; any other change to a "
+        "protected path is for the person to make: ask them to do it outside the sandbox."
+    )

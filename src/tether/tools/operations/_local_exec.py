@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import errno
 import os
 import shutil
@@ -39,6 +40,7 @@ from tether.ai import AbortSignal
 
 from ._protocols import ExecResult, OutputFile
 from ._sandbox import BubblewrapSandbox
+from ._sandbox_workspace import SCAN_ENTRY_LIMIT
 
 __all__ = ["LocalExecOperations"]
 
@@ -91,9 +93,29 @@ class LocalExecOperations:
             return ExecResult(None, aborted=True)
         argv = [shutil.which("bash") or "/bin/sh", "-c", command]
         environment = dict(env) if env is not None else None
-        if self.sandbox is not None:
-            argv = self.sandbox.wrap(argv, cwd=cwd)
-            environment = self.sandbox.environment(os.environ if env is None else env)
+        if self.sandbox is None:
+            return await self._run(argv, cwd, environment, on_output, timeout, signal)
+        environment = self.sandbox.environment(os.environ if env is None else env)
+        with self.sandbox.command(argv, cwd=cwd) as sandboxed:
+            result = await self._run(sandboxed.argv, cwd, environment, on_output, timeout, signal)
+        if not sandboxed.scan.complete:
+            notice = (
+                f"The sandbox checked only the first {SCAN_ENTRY_LIMIT} entries of the "
+                "workspace: protected files and secrets beyond them were not protected or "
+                "masked for this command."
+            )
+            return dataclasses.replace(result, notice=notice)
+        return result
+
+    async def _run(
+        self,
+        argv: list[str],
+        cwd: str,
+        environment: dict[str, str] | None,
+        on_output: Callable[[bytes], None],
+        timeout: float | None,
+        signal: AbortSignal | None,
+    ) -> ExecResult:
         read_fd, write_fd = os.pipe()
         try:
             process = await asyncio.create_subprocess_exec(

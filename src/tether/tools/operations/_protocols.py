@@ -90,6 +90,9 @@ class ExecResult:
     """``None`` when the process was killed (timeout or abort)."""
     timed_out: bool = False
     aborted: bool = False
+    notice: str | None = None
+    """What the runner wants said with the result (e.g. that the sandbox could not check the
+    whole workspace)."""
 
 
 class OutputFile(Protocol):

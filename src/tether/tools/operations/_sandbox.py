@@ -10,7 +10,13 @@ Inside, the command sees:
 
 - the whole filesystem read-only (``--ro-bind / /``), with the workspace and any
   ``extra_writable`` directories bound writable;
-- a private, empty, writable ``/tmp`` and ``/run`` — the latter hides the sockets of host daemons
+- in the workspace, the protected paths read-only and its secrets read as empty
+  (:mod:`._sandbox_workspace`, scanned at every command): ``.git/`` as a whole (unless the sandbox
+  was made :meth:`~BubblewrapSandbox.allowing_git_writes`, for a command a person approved) and
+  the files that make programs run code later (``.envrc``, ``.vscode/``, ...), where an absent
+  one at the workspace root is held by an empty read-only directory so it cannot be created;
+- a private, empty, writable ``/tmp`` of at most ``tmp_size`` bytes (:data:`DEFAULT_TMP_SIZE`)
+  and ``/run`` — the latter hides the sockets of host daemons
   (docker, containerd, dbus, ssh-agent), which a read-only mount would not: connecting to a socket
   is not a write. When the network is allowed, ``/run/systemd/resolve`` is bound back read-only
   so DNS through systemd-resolved keeps working;
@@ -46,11 +52,21 @@ import re
 import shutil
 import subprocess
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
 
 from tether.gate import redact_secrets
 
-__all__ = ["DEFAULT_HIDDEN_ENV", "DEFAULT_HIDDEN_PATHS", "BubblewrapSandbox"]
+from ._sandbox_workspace import PLACEHOLDERS, WorkspaceScan, scan_workspace
+
+__all__ = [
+    "DEFAULT_HIDDEN_ENV",
+    "DEFAULT_HIDDEN_PATHS",
+    "DEFAULT_TMP_SIZE",
+    "BubblewrapSandbox",
+    "SandboxCommand",
+]
 
 _logger = logging.getLogger(__name__)
 
@@ -113,6 +129,10 @@ _URL_WITH_CREDENTIALS = re.compile(
 )
 """A URL with a password (``postgres://app:pw@db``) or a long user name that is a token
 (``https://ghp_...@github.com``), anywhere in the value."""
+DEFAULT_TMP_SIZE = 512 * 1024 * 1024
+"""Bytes the sandbox's private ``/tmp`` may hold (a tmpfs lives in memory; without a cap each
+command could take half the RAM)."""
+
 _ESSENTIAL_ENV = frozenset({"HOME", "PATH", "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "TERM"})
 _PROBE_TIMEOUT_SECONDS = 10.0
 _ISOLATION = (
@@ -132,7 +152,8 @@ class BubblewrapSandbox:
 
     Directories are resolved (symlinks included) when the sandbox is made. ``home`` defaults to
     this user's home directory; ``hidden_paths`` replaces :data:`DEFAULT_HIDDEN_PATHS` and
-    ``hidden_env`` replaces :data:`DEFAULT_HIDDEN_ENV`.
+    ``hidden_env`` replaces :data:`DEFAULT_HIDDEN_ENV`. ``tmp_size`` caps ``/tmp`` in bytes
+    (``None``: no cap).
     """
 
     def __init__(
@@ -144,6 +165,7 @@ class BubblewrapSandbox:
         extra_writable: Sequence[str] = (),
         home: str | None = None,
         hidden_env: Sequence[str] | None = None,
+        tmp_size: int | None = DEFAULT_TMP_SIZE,
     ) -> None:
         self.workspace = os.path.realpath(workspace)
         self.allow_network = allow_network
@@ -151,6 +173,18 @@ class BubblewrapSandbox:
         self.extra_writable = tuple(os.path.realpath(path) for path in extra_writable)
         self.home = os.path.abspath(home if home is not None else os.path.expanduser("~"))
         self.hidden_env = tuple(DEFAULT_HIDDEN_ENV if hidden_env is None else hidden_env)
+        self.tmp_size = tmp_size
+        self.git_writable = False
+        """Whether ``.git`` stays writable: only in the copy :meth:`allowing_git_writes` makes."""
+
+    def allowing_git_writes(self) -> BubblewrapSandbox:
+        """A copy whose commands may write ``.git`` (a ``HEAD`` at the root too): for a git
+        command that writes the repository, once a person approved it. Everything else stays
+        protected and masked."""
+        copy = BubblewrapSandbox.__new__(BubblewrapSandbox)
+        copy.__dict__.update(self.__dict__)
+        copy.git_writable = True
+        return copy
 
     @staticmethod
     def available() -> bool:
@@ -162,17 +196,39 @@ class BubblewrapSandbox:
         """
         return _probe_bubblewrap()
 
-    def wrap(self, argv: Sequence[str], *, cwd: str | None = None) -> list[str]:
-        """The ``bwrap`` command line that runs ``argv`` in this sandbox, in ``cwd``.
+    @contextmanager
+    def command(self, argv: Sequence[str], *, cwd: str | None = None) -> Iterator[SandboxCommand]:
+        """The ``bwrap`` command line that runs ``argv`` in this sandbox, in ``cwd``, valid while
+        the ``with`` block runs (the placeholders for absent protected names exist for it).
 
         ``cwd`` (default: the workspace; a relative one is taken from this process's working
         directory) must exist inside the sandbox: the workspace, an
         ``extra_writable`` directory, or a directory the read-only root shows.
         """
+        scan = scan_workspace(self.workspace, git_writable=self.git_writable)
+        wanted = [os.path.join(self.workspace, name) for name in scan.absent_root_names]
+        with PLACEHOLDERS.holding(wanted) as placeholders:
+            yield SandboxCommand(self._command_line(argv, cwd, scan, placeholders), scan)
+
+    def wrap(self, argv: Sequence[str], *, cwd: str | None = None) -> list[str]:
+        """The command line of :meth:`command` without the placeholders: absent protected names
+        at the workspace root can then be created. Prefer :meth:`command`."""
+        scan = scan_workspace(self.workspace, git_writable=self.git_writable)
+        return self._command_line(argv, cwd, scan, [])
+
+    def _command_line(
+        self,
+        argv: Sequence[str],
+        cwd: str | None,
+        scan: WorkspaceScan | None,
+        placeholders: Sequence[str],
+    ) -> list[str]:
         arguments = [shutil.which("bwrap") or "bwrap", *_ISOLATION]
         if not self.allow_network:
             arguments.append("--unshare-net")
         arguments += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
+        if self.tmp_size is not None:
+            arguments += ["--size", str(self.tmp_size)]
         arguments += ["--tmpfs", "/tmp", "--tmpfs", "/run"]
         if os.path.isdir("/var/run") and not os.path.islink("/var/run"):
             arguments += ["--tmpfs", "/var/run"]
@@ -182,6 +238,14 @@ class BubblewrapSandbox:
             arguments += ["--ro-bind", directory, directory]
         for directory in (self.workspace, *self.extra_writable):
             arguments += ["--bind", directory, directory]
+        if scan is not None:
+            for path in (*scan.read_only, *placeholders):
+                arguments += ["--ro-bind", path, path]
+            for path in scan.secrets:
+                if os.path.isdir(path):
+                    arguments += ["--tmpfs", path, "--remount-ro", path]
+                else:
+                    arguments += ["--dev-bind", "/dev/null", path]
         for path in self._existing_hidden_paths():
             if os.path.isdir(path):
                 arguments += ["--tmpfs", path, "--remount-ro", path]
@@ -229,12 +293,20 @@ class BubblewrapSandbox:
         return found
 
 
+@dataclass(frozen=True)
+class SandboxCommand:
+    """A command line for ``bwrap`` and what the workspace scan behind it found."""
+
+    argv: list[str]
+    scan: WorkspaceScan
+
+
 @functools.cache
 def _probe_bubblewrap() -> bool:
     bwrap = shutil.which("bwrap")
     if bwrap is None:
         return False
-    probe = BubblewrapSandbox("/", hidden_paths=()).wrap(["true"])
+    probe = BubblewrapSandbox("/", hidden_paths=())._command_line(["true"], None, None, [])
     try:
         completed = subprocess.run(
             probe,

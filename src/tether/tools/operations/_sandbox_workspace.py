@@ -1,0 +1,175 @@
+"""What the sandbox does to the writable workspace: protected paths read-only, secrets masked.
+
+:func:`scan_workspace` walks the workspace once per command, bounded: it skips trees that hold
+dependencies or caches (:data:`SKIPPED_DIRECTORIES`), never follows a symlinked directory, and
+stops after :data:`SCAN_ENTRY_LIMIT` entries (the result says so; what lies past the limit is
+neither protected nor masked, and the bash tool tells the model). It finds
+
+- every existing protected path (:func:`tether.gate.protected_workspace_rule`: ``.git/``,
+  ``.vscode/``, ``.envrc``, ...), to be bound read-only;
+- every workspace secret the path policy denies reading (``.env`` but not ``.env.example``,
+  private keys, credential stores), to be read as empty;
+- the protected names absent from the workspace root, which get a *placeholder*: an empty
+  directory, bound read-only, so the command cannot create them (an empty directory is invisible
+  to ``git status`` and is not a valid ``HEAD``, ``.git`` or config). :class:`Placeholders`
+  creates them before the command and removes them after the last command that uses them.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from tether.gate import (
+    PROTECTED_DIRECTORIES,
+    PROTECTED_FILES,
+    PROTECTED_ROOT_NAMES,
+    PathPolicy,
+    protected_workspace_rule,
+)
+
+from ._secret_files import is_secret_file
+
+__all__ = [
+    "SCAN_ENTRY_LIMIT",
+    "SKIPPED_DIRECTORIES",
+    "Placeholders",
+    "WorkspaceScan",
+    "scan_workspace",
+]
+
+SCAN_ENTRY_LIMIT = 20_000
+"""Directory entries looked at per command before the scan stops."""
+SKIPPED_DIRECTORIES = frozenset(
+    {"node_modules", ".venv", "venv", "__pycache__", ".tox", ".nox", ".mypy_cache",
+     ".ruff_cache", ".pytest_cache", ".hg", ".svn", ".cache"}
+)  # fmt: skip
+"""Directory names not descended into (dependencies and caches; ``.git`` is protected whole)."""
+
+ROOT_PLACEHOLDER_NAMES: tuple[str, ...] = (
+    *PROTECTED_DIRECTORIES,
+    *PROTECTED_FILES,
+    *PROTECTED_ROOT_NAMES,
+)
+
+
+@dataclass
+class WorkspaceScan:
+    """What one scan found: absolute paths, in the order they were met."""
+
+    read_only: list[str] = field(default_factory=list)
+    secrets: list[str] = field(default_factory=list)
+    absent_root_names: list[str] = field(default_factory=list)
+    complete: bool = True
+    """False when the scan stopped at :data:`SCAN_ENTRY_LIMIT`."""
+
+
+def scan_workspace(workspace: str, *, git_writable: bool = False) -> WorkspaceScan:
+    """Scan ``workspace`` (an absolute, resolved directory). With ``git_writable`` the ``.git``
+    directories (and a ``HEAD`` at the root) are left out of what must be read-only."""
+    scan = WorkspaceScan()
+    policy = PathPolicy(workspace)
+    entries = 0
+    for name in ROOT_PLACEHOLDER_NAMES:
+        if git_writable and name in (".git", "HEAD"):
+            continue
+        if not os.path.lexists(os.path.join(workspace, name)):
+            scan.absent_root_names.append(name)
+    pending = [""]
+    while pending:
+        relative_dir = pending.pop()
+        try:
+            with os.scandir(os.path.join(workspace, relative_dir)) as listing:
+                children = sorted(listing, key=lambda entry: entry.name)
+        except OSError:
+            continue
+        for entry in children:
+            entries += 1
+            if entries > SCAN_ENTRY_LIMIT:
+                scan.complete = False
+                return scan
+            relative = f"{relative_dir}/{entry.name}" if relative_dir else entry.name
+            is_dir = entry.is_dir(follow_symlinks=False)
+            if is_secret_file(relative) and _denied_as_secret(policy, entry.path):
+                scan.secrets.append(entry.path)
+                continue
+            rule = protected_workspace_rule(relative)
+            if rule is not None and not (git_writable and _is_git_path(relative)):
+                scan.read_only.append(entry.path)
+                scan.read_only += _git_dir_of_gitfile(workspace, entry.path)
+                continue
+            if is_dir and entry.name not in SKIPPED_DIRECTORIES:
+                pending.append(relative)
+    return scan
+
+
+def _denied_as_secret(policy: PathPolicy, path: str) -> bool:
+    verdict = policy.check(path, "read")
+    return verdict.decision == "deny" and any(r.startswith("secret") for r in verdict.reasons)
+
+
+def _is_git_path(relative: str) -> bool:
+    first = relative.split("/", 1)[0]
+    return ".git" in relative.split("/") or (first == "HEAD" and "/" not in relative)
+
+
+def _git_dir_of_gitfile(workspace: str, path: str) -> list[str]:
+    """The directory a ``.git`` *file* (worktree, submodule) points at, when it is inside the
+    workspace: git obeys its config and hooks just the same."""
+    if os.path.basename(path) != ".git" or not os.path.isfile(path):
+        return []
+    try:
+        with open(path, encoding="utf-8", errors="replace") as file:
+            first = file.readline(4096)
+    except OSError:
+        return []
+    if not first.startswith("gitdir:"):
+        return []
+    target = os.path.realpath(os.path.join(os.path.dirname(path), first[7:].strip()))
+    inside = os.path.commonpath((target, workspace)) == workspace
+    return [target] if inside and os.path.isdir(target) else []
+
+
+class Placeholders:
+    """Empty directories that stand in for absent protected names while commands run.
+
+    Counted per path across the commands of this process, so a command that ends does not
+    remove the placeholder another one still relies on (removing a mount point in another
+    mount namespace would detach the mount there). Removed only while still empty.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._users: dict[str, int] = {}
+
+    @contextlib.contextmanager
+    def holding(self, paths: list[str]) -> Iterator[list[str]]:
+        """Create each absent path as an empty directory for the duration; yields those that
+        are placeholders now (a path that appeared meanwhile is left alone and not yielded)."""
+        held: list[str] = []
+        with self._lock:
+            for path in paths:
+                if self._users.get(path, 0) == 0:
+                    try:
+                        os.mkdir(path, 0o555)
+                    except OSError:
+                        continue
+                self._users[path] = self._users.get(path, 0) + 1
+                held.append(path)
+        try:
+            yield held
+        finally:
+            with self._lock:
+                for path in held:
+                    self._users[path] -= 1
+                    if self._users[path] == 0:
+                        del self._users[path]
+                        with contextlib.suppress(OSError):
+                            os.rmdir(path)
+
+
+PLACEHOLDERS = Placeholders()
+"""The process's placeholders (one registry, whichever sandbox object asks)."""
