@@ -1,8 +1,10 @@
 """A real OpenSSH server on a loopback port, with a generated host key and user key.
 
 The server runs as the test user (root in CI, so ``PermitRootLogin yes``); ``known_hosts``
-trusts the generated host key. ``PATH`` for sessions includes this interpreter's directory, where
-the PyPI ``ripgrep`` package put ``rg``, so grep and find work on the "remote" host.
+trusts the generated host key. With ``binds`` it runs in a mount namespace of its own where
+those directories are bound over others, so the "remote" host sees files this machine does not.
+``PATH`` for sessions includes this interpreter's directory, where the PyPI ``ripgrep`` package
+put ``rg``, so grep and find work on the "remote" host.
 """
 
 from __future__ import annotations
@@ -10,11 +12,14 @@ from __future__ import annotations
 import contextlib
 import getpass
 import os
+import shlex
 import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -22,7 +27,7 @@ import psutil
 
 from tether.remote import SSHOperations
 
-__all__ = ["SSHD_BINARY", "SSHServer", "start_sshd"]
+__all__ = ["SSHD_BINARY", "SSHServer", "mount_namespaces_work", "start_sshd"]
 
 SSHD_BINARY = "/usr/sbin/sshd"
 
@@ -87,7 +92,24 @@ def _keygen(path: Path) -> None:
     )
 
 
-def start_sshd(directory: Path, *, ripgrep_on_path: bool = True) -> SSHServer:
+def mount_namespaces_work() -> bool:
+    """Whether ``unshare --mount`` with a bind mount works here (root, or a permissive host)."""
+    if shutil.which("unshare") is None:
+        return False
+    with tempfile.TemporaryDirectory() as directory:
+        probe = subprocess.run(
+            ["unshare", "--mount", "--propagation", "private", "mount", "--bind", "/", directory],
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            check=False,
+        )
+    return probe.returncode == 0
+
+
+def start_sshd(
+    directory: Path, *, ripgrep_on_path: bool = True, binds: Mapping[Path, Path] | None = None
+) -> SSHServer:
+    """``binds`` maps a directory to the one it hides from the server (see the module)."""
     directory.mkdir(parents=True, exist_ok=True)
     host_key, client_key = directory / "host_key", directory / "client_key"
     _keygen(host_key)
@@ -109,8 +131,25 @@ def start_sshd(directory: Path, *, ripgrep_on_path: bool = True) -> SSHServer:
         f"SetEnv PATH={session_path}\nMaxSessions 100\nMaxStartups 100\n"
     )
     os.makedirs("/run/sshd", exist_ok=True)  # privilege separation directory sshd insists on
+    command = [SSHD_BINARY, "-D", "-e", "-f", str(config)]
+    if binds:
+        mounts = [
+            f"mount --bind {shlex.quote(str(s))} {shlex.quote(str(t))}" for s, t in binds.items()
+        ]
+        script = " && ".join([*mounts, 'exec "$@"'])
+        command = [
+            "unshare",
+            "--mount",
+            "--propagation",
+            "private",
+            "sh",
+            "-c",
+            script,
+            "sh",
+            *command,
+        ]
     process = subprocess.Popen(
-        [SSHD_BINARY, "-D", "-e", "-f", str(config)],
+        command,
         stdin=subprocess.DEVNULL,
         stderr=open(directory / "sshd.log", "wb"),  # noqa: SIM115 - the server keeps it
     )

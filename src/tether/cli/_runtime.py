@@ -138,11 +138,6 @@ def build_runtime(
     if not os.path.isdir(cwd):
         raise CommandError(f"--cwd {settings.cwd}: not a directory")
     session, resumed = _open_session(settings, cwd)
-    if session is not None:
-        try:
-            session.ensure_writable()  # a session that cannot be saved fails before the run
-        except SessionError as exc:
-            raise CommandError(str(exc)) from None
     if resumed and session is not None:
         settle_interrupted_calls(session)  # a run that died left calls unanswered: say so
     if model is None:
@@ -166,6 +161,7 @@ def build_runtime(
         settings.gate or "normal",  # type: ignore[arg-type]
         approver,
         workspace=tools_cwd,
+        path_resolver=operations,  # remote paths are resolved on the remote host
         no_approver_hint=no_approver_hint,
     )
     if stream_fn is None:

@@ -6,7 +6,8 @@ The model's output is untrusted input; the constraints live here, on the system 
   deterministic checks, sandboxing) and what an AI reviewer may see of each parameter;
 - :class:`Catalog`: tools by name, isolated derived views, snapshots with a digest;
 - :class:`ShellPolicy` (tree-sitter-bash, never substring matching) and :class:`PathPolicy`
-  (realpath, component containment, secrets, protected files) give :class:`Verdict` s;
+  (realpath, component containment, secrets, protected files) give :class:`Verdict` s; a
+  :class:`PathResolver` makes the path policy resolve paths on the host where the tools run;
 - :class:`Gate`: the decision order of one call, plugged in as the loop's ``before_tool_call``
   (and ``after_tool_call`` for redaction), with modes strict / normal / review / yolo;
 - :class:`Reviewer`, an AI that may only allow or escalate, and the :class:`Approver` protocol
@@ -37,22 +38,13 @@ from ._governance import (
     model_facing_schema,
     project_for_review,
 )
-from ._path_policy import SECRET_SEARCH_GLOBS, PathPolicy
-from ._protected_paths import (
-    PROTECTED_DIRECTORIES,
-    PROTECTED_FILES,
-    PROTECTED_ROOT_NAMES,
-    protected_workspace_rule,
-)
+from ._path_policy import SECRET_SEARCH_GLOBS, PathPolicy, PathResolver
 from ._redaction import UntrustedBoundary, project_error, redact_secrets, sanitize_for_display
 from ._reviewer import ReviewAction, Reviewer, ReviewOutcome
 from ._shell_policy import ShellPolicy
 from ._verdict import PolicyDecision, Verdict, strictest
 
 __all__ = [
-    "PROTECTED_DIRECTORIES",
-    "PROTECTED_FILES",
-    "PROTECTED_ROOT_NAMES",
     "SECRET_SEARCH_GLOBS",
     "ApprovalRequest",
     "Approver",
@@ -65,6 +57,7 @@ __all__ = [
     "Governance",
     "Mode",
     "PathPolicy",
+    "PathResolver",
     "Policies",
     "PolicyDecision",
     "Review",
@@ -82,7 +75,6 @@ __all__ = [
     "model_facing_schema",
     "project_error",
     "project_for_review",
-    "protected_workspace_rule",
     "redact_secrets",
     "render_request",
     "sanitize_for_display",

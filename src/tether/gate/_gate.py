@@ -9,9 +9,7 @@ that form in place of the model's before the tool runs:
 
 - ``strict``: only ``allow`` runs;
 - ``normal``: ``approve``, ``default_confirm`` and ``confirm=true`` ask the approver (a sandboxed
-  tool's ``approve``-class calls run unasked: the sandbox is the guard — but not a call its
-  ``Governance.needs_person`` names, such as a git command that writes the repository: that one
-  asks a person in every mode but ``yolo``, and the reviewer never decides it);
+  tool's ``approve``-class calls run unasked: the sandbox is the guard);
 - ``review``: ``approve``-class calls go to the AI reviewer, which may only allow or escalate to
   the approver; forced confirmations skip it;
 - ``yolo``: only forced confirmations ask.
@@ -27,8 +25,10 @@ import asyncio
 import json
 import logging
 import os
+import posixpath
 from collections.abc import Mapping, MutableMapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, Literal, TypeAlias, get_args
 
 import pydantic
@@ -52,7 +52,7 @@ from ._governance import (
     project_for_review,
     review_exposure,
 )
-from ._path_policy import PathPolicy
+from ._path_policy import PathPolicy, PathResolver
 from ._redaction import UntrustedBoundary, project_error, redact_secrets, sanitize_for_display
 from ._reviewer import ReviewAction, Reviewer
 from ._shell_policy import ShellPolicy
@@ -91,6 +91,7 @@ class Gate:
         *,
         shell_policy: ShellPolicy | None = None,
         path_policy: PathPolicy | None = None,
+        path_resolver: PathResolver | None = None,
         ungoverned: PolicyDecision = "approve",
         approval_timeout: float | None = 300.0,
         redact_results: bool = True,
@@ -102,8 +103,15 @@ class Gate:
         self.mode: Mode = mode
         self.approver = approver
         self.reviewer = reviewer
-        self.workspace = os.path.realpath(workspace or os.getcwd())
-        paths = path_policy or PathPolicy(self.workspace)
+        if path_resolver is None:
+            self.workspace = os.path.realpath(workspace or os.getcwd())
+        elif workspace is None or not posixpath.isabs(workspace):
+            raise ValueError("With a path_resolver, the workspace is an absolute path on its host.")
+        else:
+            self.workspace = posixpath.normpath(workspace)
+        """Where the tools work; with a ``path_resolver`` a path on its host, as given (the path
+        policy resolves it there)."""
+        paths = path_policy or PathPolicy(self.workspace, resolver=path_resolver)
         self.policies = Policies(shell=shell_policy or ShellPolicy(path_policy=paths), paths=paths)
         self.ungoverned = ungoverned
         self.approval_timeout = approval_timeout
@@ -122,8 +130,8 @@ class Gate:
         tool = _find_tool(ctx.context.tools, call.name)
         governance = tool.metadata.get("governance") if tool is not None else None
         if isinstance(governance, Governance):
-            verdict = strictest(
-                [self._run_check(call, governance), self._run_policy_check(call, governance)]
+            verdict = await self.policies.paths.judge(
+                partial(self._deterministic_verdict, call, governance)
             )
             default_confirm = governance.default_confirm
             verdict = call.substitute(verdict)
@@ -136,13 +144,11 @@ class Gate:
 
         if verdict.decision == "deny":
             return self._deny(call, verdict, "policy", f"Denied by policy: {reason}")
-        person = self._needs_person(call, governance)
         needs_approval = verdict.decision == "approve"
-        if not needs_approval and not forced and person is None:
+        if not needs_approval and not forced:
             self._allow(call, verdict, "policy", reason)
             return None
-        policy_reason = "; ".join(r for r in (reason if needs_approval else "", person) if r)
-        why = _why_asking(policy_reason, default_confirm, explicit_confirm)
+        why = _why_asking(reason if needs_approval else "", default_confirm, explicit_confirm)
         if self.mode == "strict":
             return self._deny(
                 call, verdict, "mode", f"Denied: strict mode never asks for approval ({why})."
@@ -151,8 +157,7 @@ class Gate:
             if self.mode == "yolo":
                 self._allow(call, verdict, "mode", "yolo mode")
                 return None
-            sandboxed = governance is not None and governance.sandboxed
-            if self.mode == "normal" and sandboxed and person is None:
+            if self.mode == "normal" and governance is not None and governance.sandboxed:
                 self._allow(call, verdict, "sandbox", "runs inside the sandbox")
                 return None
         key = self._memory_key(call, governance)
@@ -164,7 +169,7 @@ class Gate:
             return self._deny(
                 call, verdict, "session", "Denied: a person denied this for the session."
             )
-        if self.mode == "review" and not forced and person is None and self.reviewer is not None:
+        if self.mode == "review" and not forced and self.reviewer is not None:
             outcome = await self.reviewer.review(self._review_action(ctx, call, tool))
             if outcome.decision == "allow":
                 self._allow(call, verdict, "reviewer", outcome.reason_code)
@@ -208,14 +213,10 @@ class Gate:
                 content.append(block)
         return AfterToolCallResult(content=content) if changed else None
 
-    def _needs_person(self, call: _Call, governance: Governance | None) -> str | None:
-        """Why this call needs a person whatever the sandbox or the reviewer would say."""
-        if governance is None or governance.needs_person is None:
-            return None
-        try:
-            return governance.needs_person(call.args, self.policies)
-        except Exception as exc:
-            return f'the check of tool "{call.name}" for a person failed ({type(exc).__name__})'
+    def _deterministic_verdict(self, call: _Call, governance: Governance) -> Verdict:
+        return strictest(
+            [self._run_check(call, governance), self._run_policy_check(call, governance)]
+        )
 
     def _run_check(self, call: _Call, governance: Governance) -> Verdict | None:
         if governance.check is None:

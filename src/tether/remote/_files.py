@@ -25,6 +25,9 @@ if TYPE_CHECKING:
 
 __all__ = ["RemoteFiles", "sftp_errors"]
 
+_MAX_LINKS = 40
+"""Symlinks followed in one resolution before it fails as a loop (Linux's limit)."""
+
 
 @contextlib.contextmanager
 def sftp_errors(connection: SSHConnection, path: str) -> Iterator[None]:
@@ -98,10 +101,12 @@ class RemoteFiles:
             ancestor = posixpath.dirname(ancestor)
 
     async def real_path(self, path: str) -> str:
-        """Symlinks resolved by the server; a missing tail is kept as given, like ``realpath``."""
+        """Symlinks resolved by the server; a missing tail is kept as given, like ``realpath``,
+        and a symlink to a missing file is followed to where that file would be."""
         sftp = await self._ssh.sftp()
         missing: list[str] = []
         current = posixpath.normpath(path)
+        links = 0
         while True:
             try:
                 with sftp_errors(self._ssh, current):
@@ -109,6 +114,15 @@ class RemoteFiles:
                     await sftp.lstat(resolved)
                 break
             except (FileNotFoundError, PermissionError):
+                target = await self._dangling_target(current)
+                if target is not None:
+                    links += 1
+                    if links > _MAX_LINKS:
+                        raise OSError(
+                            errno.ELOOP, "Too many levels of symbolic links", path
+                        ) from None
+                    current = target
+                    continue
                 parent = posixpath.dirname(current)
                 if parent == current:
                     resolved = current
@@ -116,6 +130,20 @@ class RemoteFiles:
                 missing.append(posixpath.basename(current))
                 current = parent
         return posixpath.join(str(resolved), *reversed(missing))
+
+    async def _dangling_target(self, path: str) -> str | None:
+        """Where the symlink ``path`` points, from its resolved directory; ``None`` if ``path``
+        is no symlink."""
+        sftp = await self._ssh.sftp()
+        try:
+            with sftp_errors(self._ssh, path):
+                if not stat_module.S_ISLNK((await sftp.lstat(path)).permissions or 0):
+                    return None
+                link = str(await sftp.readlink(path))
+                directory = str(await sftp.realpath(posixpath.dirname(path) or "/"))
+        except (FileNotFoundError, PermissionError):
+            return None
+        return posixpath.normpath(posixpath.join(directory, link))
 
     async def write_file(self, path: str, data: bytes) -> None:
         """Temp file in the target's directory, flushed, then renamed over the target.
