@@ -122,11 +122,15 @@ def _check_command(script: str, workspace: str | None) -> int:
 
 
 def _models() -> int:
-    from tether.ai.providers import api_key_env, list_models
+    from tether.ai.providers import ModelsConfigError, api_key_env, list_models
     from tether.ai.providers.local import local_model_loads, local_model_problem
 
+    try:
+        models = list_models()
+    except ModelsConfigError as exc:
+        raise CommandError(str(exc)) from None
     rows = []
-    for model in list_models():
+    for model in models:
         variable = api_key_env(model.provider)
         if model.api == "local":
             if local_model_problem(model) is not None:

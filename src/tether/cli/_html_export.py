@@ -125,5 +125,6 @@ def _call(call: ToolCall) -> str:
     return f"{head}<pre class='call'>{_e(arguments)}</pre>"
 
 
-def _e(text: str) -> str:
-    return html.escape(text, quote=True)
+def _e(text: object) -> str:
+    """Escaped for HTML; a value of the wrong type in a hand-edited file is shown as written."""
+    return html.escape(text if isinstance(text, str) else str(text), quote=True)

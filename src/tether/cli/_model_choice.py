@@ -70,6 +70,10 @@ def configured_default() -> str | None:
             data = tomllib.load(handle)
     except FileNotFoundError:
         return None
+    except UnicodeDecodeError as exc:
+        raise CommandError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    except RecursionError:
+        raise CommandError(f"{path}: invalid TOML: nested too deeply") from None
     except (OSError, tomllib.TOMLDecodeError) as exc:
         raise CommandError(f"{path}: {exc}") from None
     value = data.get("model")

@@ -33,8 +33,12 @@ def run_sessions(args: Any) -> int:
 
     from ._html_export import session_html
 
-    with open_private(args.html) as handle:
-        handle.write(session_html(session))
+    page = session_html(session)
+    try:
+        with open_private(args.html) as handle:
+            handle.write(page)
+    except OSError as exc:
+        raise CommandError(f"cannot write {args.html}: {exc.strerror or exc}") from None
     print(f"wrote {args.html}")
     return 0
 

@@ -39,12 +39,21 @@ from ._governance import (
     project_for_review,
 )
 from ._path_policy import SECRET_SEARCH_GLOBS, PathPolicy, PathResolver
+from ._protected_paths import (
+    PROTECTED_DIRECTORIES,
+    PROTECTED_FILES,
+    PROTECTED_ROOT_NAMES,
+    protected_workspace_rule,
+)
 from ._redaction import UntrustedBoundary, project_error, redact_secrets, sanitize_for_display
 from ._reviewer import ReviewAction, Reviewer, ReviewOutcome
 from ._shell_policy import ShellPolicy
 from ._verdict import PolicyDecision, Verdict, strictest
 
 __all__ = [
+    "PROTECTED_DIRECTORIES",
+    "PROTECTED_FILES",
+    "PROTECTED_ROOT_NAMES",
     "SECRET_SEARCH_GLOBS",
     "ApprovalRequest",
     "Approver",
@@ -75,6 +84,7 @@ __all__ = [
     "model_facing_schema",
     "project_error",
     "project_for_review",
+    "protected_workspace_rule",
     "redact_secrets",
     "render_request",
     "sanitize_for_display",

@@ -9,7 +9,9 @@ that form in place of the model's before the tool runs:
 
 - ``strict``: only ``allow`` runs;
 - ``normal``: ``approve``, ``default_confirm`` and ``confirm=true`` ask the approver (a sandboxed
-  tool's ``approve``-class calls run unasked: the sandbox is the guard);
+  tool's ``approve``-class calls run unasked: the sandbox is the guard — but not a call its
+  ``Governance.needs_person`` names, such as a git command that writes the repository: that one
+  asks a person in every mode but ``yolo``, and the reviewer never decides it);
 - ``review``: ``approve``-class calls go to the AI reviewer, which may only allow or escalate to
   the approver; forced confirmations skip it;
 - ``yolo``: only forced confirmations ask.
@@ -144,11 +146,13 @@ class Gate:
 
         if verdict.decision == "deny":
             return self._deny(call, verdict, "policy", f"Denied by policy: {reason}")
+        person = self._needs_person(call, governance)
         needs_approval = verdict.decision == "approve"
-        if not needs_approval and not forced:
+        if not needs_approval and not forced and person is None:
             self._allow(call, verdict, "policy", reason)
             return None
-        why = _why_asking(reason if needs_approval else "", default_confirm, explicit_confirm)
+        policy_reason = "; ".join(r for r in (reason if needs_approval else "", person) if r)
+        why = _why_asking(policy_reason, default_confirm, explicit_confirm)
         if self.mode == "strict":
             return self._deny(
                 call, verdict, "mode", f"Denied: strict mode never asks for approval ({why})."
@@ -157,7 +161,8 @@ class Gate:
             if self.mode == "yolo":
                 self._allow(call, verdict, "mode", "yolo mode")
                 return None
-            if self.mode == "normal" and governance is not None and governance.sandboxed:
+            sandboxed = governance is not None and governance.sandboxed
+            if self.mode == "normal" and sandboxed and person is None:
                 self._allow(call, verdict, "sandbox", "runs inside the sandbox")
                 return None
         key = self._memory_key(call, governance)
@@ -169,7 +174,7 @@ class Gate:
             return self._deny(
                 call, verdict, "session", "Denied: a person denied this for the session."
             )
-        if self.mode == "review" and not forced and self.reviewer is not None:
+        if self.mode == "review" and not forced and person is None and self.reviewer is not None:
             outcome = await self.reviewer.review(self._review_action(ctx, call, tool))
             if outcome.decision == "allow":
                 self._allow(call, verdict, "reviewer", outcome.reason_code)
@@ -217,6 +222,15 @@ class Gate:
         return strictest(
             [self._run_check(call, governance), self._run_policy_check(call, governance)]
         )
+
+    def _needs_person(self, call: _Call, governance: Governance | None) -> str | None:
+        """Why this call needs a person whatever the sandbox or the reviewer would say."""
+        if governance is None or governance.needs_person is None:
+            return None
+        try:
+            return governance.needs_person(call.args, self.policies)
+        except Exception as exc:
+            return f'the check of tool "{call.name}" for a person failed ({type(exc).__name__})'
 
     def _run_check(self, call: _Call, governance: Governance) -> Verdict | None:
         if governance.check is None:

@@ -10,7 +10,9 @@ prefix, so paths that do not exist yet are judged too). Containment is by path c
 - Reads inside the workspace are allowed; outside they need approval.
 - Writes outside the workspace are denied, and so are writes inside it to files that run code or
   steer the agent later: shell start-up files, git hooks and git config, the agent's own
-  configuration and any ``extra_protected`` path.
+  configuration and any ``extra_protected`` path. The rest of what the bash sandbox keeps
+  read-only (:mod:`._protected_paths`: all of ``.git/``, ``.envrc``, ``.vscode/``, ...) needs
+  approval.
 
 A path is judged under every reading a caller might give it (verbatim, and the way the file tools
 read it: stripped, without a leading ``@``, ``~user`` expanded) and the strictest verdict wins.
@@ -29,6 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Literal, Protocol, TypeAlias
 
+from tether.gate._protected_paths import protected_workspace_rule
 from tether.gate._verdict import Verdict, strictest
 
 __all__ = ["RESOLVE_TIMEOUT", "SECRET_SEARCH_GLOBS", "PathAccess", "PathPolicy", "PathResolver"]
@@ -309,7 +312,20 @@ class PathPolicy:
             rule = self._protected_rule(form, roots, protected_real)
             if rule is not None:
                 return Verdict.deny(f"protected: {rule} — {shown}")
+        rule = self._control_file_rule(forms)
+        if rule is not None:
+            return Verdict.approve(f"protected: {rule} — {shown}")
         return Verdict.allow(f"write inside the workspace — {shown}")
+
+    def _control_file_rule(self, forms: Sequence[str]) -> str | None:
+        """The sandbox's protected paths (:mod:`._protected_paths`): changed only when asked."""
+        for form in forms:
+            for root in (self._workspace, self.workspace):
+                if _is_within(form, root) and form != root:
+                    rule = protected_workspace_rule(posixpath.relpath(form, root))
+                    if rule is not None:
+                        return rule
+        return None
 
     def _describe(self, lexical: str, resolved: str) -> str:
         asked = _printable(self.display_path(lexical))

@@ -77,6 +77,10 @@ def load_server_configs(path: Path | None = None) -> list[McpServerConfig]:
             data = tomllib.load(handle)
     except FileNotFoundError:
         return []
+    except UnicodeDecodeError as exc:
+        raise McpConfigError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    except RecursionError:
+        raise McpConfigError(f"{path}: invalid TOML: nested too deeply") from None
     except (OSError, tomllib.TOMLDecodeError) as exc:
         raise McpConfigError(f"{path}: {exc}") from None
     servers = data.get("mcp", {}).get("servers", {}) if isinstance(data.get("mcp"), dict) else {}

@@ -24,6 +24,7 @@ import jiter
 from tether.ai import Message, ToolResultMessage, UserMessage
 
 from ._entries import (
+    SESSION_VERSION,
     CompactionEntry,
     CustomEntry,
     Entry,
@@ -140,6 +141,12 @@ class Session:
                 continue
             seen.add(entry.id)
             entries.append(entry)
+        if header.version > SESSION_VERSION:
+            warnings.insert(
+                0,
+                f"{path}: written by a newer tether (session format {header.version}; this one"
+                f" reads {SESSION_VERSION}): entries it does not know are kept as they are",
+            )
         session = cls(path, header, entries)
         session.warnings = warnings
         return session
@@ -416,12 +423,21 @@ def _parse_header(path: str, text: str) -> SessionHeader:
         )
     if not isinstance(raw.get("id"), str) or not isinstance(raw.get("cwd"), str):
         raise SessionError(f"{path}: the session header lacks an 'id' or 'cwd'")
+    version = raw.get("version", 1)
+    if isinstance(version, bool) or not isinstance(version, int) or version < 1:
+        raise SessionError(
+            f"{path}:1: the session header's 'version' must be a positive integer, not"
+            f" {json.dumps(version)}"
+        )
+    parent = raw.get("parent_session")
+    if parent is not None and not isinstance(parent, str):
+        raise SessionError(f"{path}:1: the session header's 'parent_session' must be a string")
     return SessionHeader(
         id=raw["id"],
         cwd=raw["cwd"],
         timestamp=str(raw.get("timestamp", "")),
-        parent_session=raw.get("parent_session"),
-        version=int(raw.get("version", 1)),
+        parent_session=parent,
+        version=version,
     )
 
 

@@ -362,7 +362,8 @@ def _protected_path_hint(text: str) -> str | None:
         return None
     reasons = [protected_workspace_rule(name) or name for name in named]
     return (
-        f"The sandbox keeps protected paths read-only: {'; '.join(reasons)}. A git command that writes the repository (commit, add, checkout, ...) is "
-        "asked to a person and, once approved, runs with .git writable; any other change to a "
-        "protected path is for the person to make: ask them to do it outside the sandbox."
+        f"The sandbox keeps protected paths read-only: {'; '.join(reasons)}. A git command "
+        "that writes the repository (commit, add, checkout, ...) is asked to a person and, once "
+        "approved, runs with .git writable; any other change to a protected path is for the "
+        "person to make: ask them to do it outside the sandbox."
     )

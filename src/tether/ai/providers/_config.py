@@ -105,6 +105,8 @@ def read_models_config(path: Path) -> ModelsConfig:
 
     try:
         data = tomllib.loads(text)
+    except RecursionError:
+        raise ModelsConfigError(f"{path}: invalid TOML: nested too deeply", path=path) from None
     except tomllib.TOMLDecodeError as exc:
         found = re.search(r"at line (\d+)", str(exc))
         raise ModelsConfigError(
