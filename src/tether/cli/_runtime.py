@@ -138,6 +138,11 @@ def build_runtime(
     if not os.path.isdir(cwd):
         raise CommandError(f"--cwd {settings.cwd}: not a directory")
     session, resumed = _open_session(settings, cwd)
+    if session is not None:
+        try:
+            session.ensure_writable()  # a session that cannot be saved fails before the run
+        except SessionError as exc:
+            raise CommandError(str(exc)) from None
     if resumed and session is not None:
         settle_interrupted_calls(session)  # a run that died left calls unanswered: say so
     if model is None:
