@@ -312,6 +312,25 @@ BASH_PROBES: list[tuple[str, str]] = [
 ]
 # fmt: on
 
+PATHOLOGICAL: list[tuple[str, str]] = [
+    ("ls /*/*/*/*/*/*/*/*/zzzz", "a glob through the whole filesystem"),
+    ("cat /*/*/*/*/*/*/*/*/*/*", "a glob that matches a lot"),
+    (
+        "".join(f"for v{i} in a b c d e f g h; do " for i in range(6))
+        + "echo "
+        + "".join(f"$v{i}" for i in range(6))
+        + "; done" * 6,
+        "six nested 8-value loops",
+    ),
+    ("x=a; " + "x=$x$x; " * 25 + "echo $x", "a doubling variable"),
+    ("echo " + "$(" * 500 + "ls" + ")" * 500, "500 nested substitutions"),
+    ("(" * 3000 + "ls" + ")" * 3000, "3000 nested subshells"),
+    ("echo " + "`echo " * 3 + "$(" * 400 + "x" + ")" * 400 + "`" * 3, "substitutions in backticks"),
+    ("ls " + "a " * 30000, "a very long command"),
+]
+"""Issue 18: inputs that cost far more to judge than to write; each must end ``approve`` (too
+complex to prove) quickly. ``bench/shell_policy.py`` times them."""
+
 BENIGN: list[str] = [
     "git status",
     "git status --short",

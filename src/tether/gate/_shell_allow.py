@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING
 from tree_sitter import Node
 
 from ._path_policy import SECRET_SEARCH_GLOBS
+from ._shell_budget import spend_entries
 from ._shell_options import Reading, read_arguments
 from ._verdict import Verdict
 
@@ -80,6 +81,7 @@ class PathChecks:
             except OSError:
                 return "a directory that cannot be read"
             seen += len(entries)
+            spend_entries(len(entries))
             if seen > _MAX_SEARCHED_ENTRIES:
                 return f"more than {_MAX_SEARCHED_ENTRIES} entries to check for secrets"
             for entry in entries:

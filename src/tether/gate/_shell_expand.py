@@ -18,6 +18,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from ._shell_budget import bounded_glob
 from ._shell_parse import decode_escapes
 
 __all__ = ["Environment", "brace_expand", "expand_word"]
@@ -300,7 +301,7 @@ def _glob(field_chars: list[tuple[str, bool]]) -> list[str]:
     if not active or not text.startswith("/"):
         return [text]
     pattern = "".join(c if not quoted else glob.escape(c) for c, quoted in field_chars)
-    matches = sorted(itertools.islice(glob.iglob(pattern), _MAX_GLOB_MATCHES))
+    matches = bounded_glob(pattern, _MAX_GLOB_MATCHES)
     return matches or [text]
 
 

@@ -13,6 +13,8 @@ which tree-sitter agrees with bash: a text the deny rules can judge like any oth
 
 from __future__ import annotations
 
+from ._shell_budget import MAX_DEPTH, TooComplex
+
 __all__ = ["as_bash_reads_it", "differs_from_the_parser"]
 
 _SEPARATORS = frozenset(";&|")
@@ -40,7 +42,10 @@ def as_bash_reads_it(text: str) -> str:
 
 
 class _Lexer:
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, depth: int = 0) -> None:
+        if depth > MAX_DEPTH:
+            raise TooComplex(f"substitutions nested more than {MAX_DEPTH} deep")
+        self._depth = depth
         self._text = text
         self._index = 0
         self._tokens: list[str] = []
@@ -67,7 +72,7 @@ class _Lexer:
                 self._append("$(" + self._substitution(self._index + 2) + ")")
             elif char == "`":
                 end = _closing_backquote(text, self._index + 1)
-                self._append("$(" + _respelled(text[self._index + 1 : end]) + ")")
+                self._append("$(" + self._respelled(text[self._index + 1 : end]) + ")")
                 self._index = end + 1
             elif char in " \t":
                 self._end_word()
@@ -130,11 +135,11 @@ class _Lexer:
                 index += 2
             elif char == "$" and text[index + 1 : index + 2] == "(":
                 end = _closing(text, index + 2)
-                parts.append("$(" + _respelled(text[index + 2 : end]) + ")")
+                parts.append("$(" + self._respelled(text[index + 2 : end]) + ")")
                 index = end + 1
             elif char == "`":
                 end = _closing_backquote(text, index + 1)
-                parts.append("$(" + _respelled(text[index + 1 : end]) + ")")
+                parts.append("$(" + self._respelled(text[index + 1 : end]) + ")")
                 index = end + 1
             else:
                 parts.append(char)
@@ -147,7 +152,12 @@ class _Lexer:
         """``$(…)``, ``<(…)``, ``>(…)``: the inner text, re-spelled as a script of its own."""
         end = _closing(self._text, start)
         self._index = end + 1
-        return _respelled(self._text[start:end])
+        return self._respelled(self._text[start:end])
+
+    def _respelled(self, inner: str) -> str:
+        lexer = _Lexer(inner, self._depth + 1)
+        lexer.run()
+        return lexer.spelled()
 
     # --- redirections and heredocs -------------------------------------------------------------
 
@@ -190,12 +200,6 @@ class _Lexer:
                 if (line.lstrip("\t") if strip_tabs else line) == delimiter:
                     break
         self._heredocs = []
-
-
-def _respelled(inner: str) -> str:
-    lexer = _Lexer(inner)
-    lexer.run()
-    return lexer.spelled()
 
 
 def _closing(text: str, start: int) -> int:

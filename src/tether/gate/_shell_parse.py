@@ -20,6 +20,8 @@ from typing import NamedTuple, TypeAlias
 import tree_sitter_bash
 from tree_sitter import Language, Node, Parser
 
+from ._shell_budget import check_tree, spend_nodes
+
 __all__ = [
     "Assignment", "Call", "Command", "Options", "Paths", "Redirect", "Script", "ShellParser",
     "Values", "Word", "collapse", "decode_escapes", "display", "git_subcommand", "has_glob",
@@ -120,6 +122,7 @@ class ShellParser:
         # byte >= 0x80 becomes `X`, word-like as the character is to bash, and never part of a
         # (lowercase) keyword. Offsets are unchanged: words are still read from the original.
         tree = self._parser.parse(source if source.isascii() else source.translate(_ASCII_TWIN))
+        check_tree(tree.root_node)  # the walk recurses: too deep a tree is too complex
         walk = _Walk(source)
         walk.visit(tree.root_node, _Context())
         error = walk.error or tree.root_node.has_error
@@ -150,6 +153,7 @@ class _Walk:
         return self._pipelines
 
     def visit(self, node: Node, ctx: _Context) -> None:
+        spend_nodes()
         if not node.is_named:
             if node.is_missing:
                 self.error = True
@@ -189,8 +193,9 @@ class _Walk:
             self._children(node, ctx)
 
     def _for(self, node: Node, ctx: _Context) -> None:
-        """``for NAME in WORDS; do BODY; done``: the body once after each literal value is
-        assigned (so ``for d in ~; do rm -rf $d; done`` is judged as ``rm -rf ~``)."""
+        """``for NAME in WORDS; do BODY; done``: the body once after each distinct value is
+        assigned (so ``for d in ~; do rm -rf $d; done`` is judged as ``rm -rf ~``), or once when
+        it does not mention ``NAME`` (nested loops do not multiply)."""
         variable = node.child_by_field_name("variable")
         body = node.child_by_field_name("body")
         indices = range(node.child_count)
@@ -199,7 +204,12 @@ class _Walk:
             self._children(node, ctx)
             return
         name = self._text(variable)
-        for value in values:
+        if not re.search(rf"\${{?{re.escape(name)}\b", self._text(body)):
+            self._emit(None, (), (Assignment(name, self.word(values[0], ctx)),), ctx)
+            self.visit(body, ctx)
+            return
+        for raw in dict.fromkeys(self._text(value) for value in values):
+            value = next(v for v in values if self._text(v) == raw)
             self._emit(None, (), (Assignment(name, self.word(value, ctx)),), ctx)
             self.visit(body, ctx)
 

@@ -21,7 +21,6 @@ canonically (:mod:`._shell_key`).
 
 from __future__ import annotations
 
-import glob
 import itertools
 import os
 import posixpath
@@ -32,6 +31,7 @@ from typing import NamedTuple
 from . import _shell_rules as rules
 from ._path_policy import PathPolicy
 from ._shell_allow import PathChecks, prove_read_only
+from ._shell_budget import TooComplex, bounded_glob, check_size, spending
 from ._shell_expand import Environment, brace_expand, expand_word
 from ._shell_heredoc import heredoc_disagreements
 from ._shell_key import session_key
@@ -130,11 +130,17 @@ class ShellPolicy:
         paths = PathChecks(self._path_policy)
         run = _Run(self._parser, paths, self._paths)
         try:
-            run.script(command, 0)
-            found = strictest(run.verdicts) if run.verdicts else Verdict.allow("empty script")
-            if found.decision != "allow" or run.top is None or run.top.root is None:
-                return found
-            return prove_read_only(run.top.root, run.top.source, self._paths, paths)
+            with spending():
+                run.script(command, 0)
+                found = strictest(run.verdicts) if run.verdicts else Verdict.allow("empty script")
+                if found.decision != "allow" or run.top is None or run.top.root is None:
+                    return found
+                return prove_read_only(run.top.root, run.top.source, self._paths, paths)
+        except (TooComplex, RecursionError) as spent:  # what was denied so far stays denied
+            denials = [verdict for verdict in run.verdicts if verdict.decision == "deny"]
+            why = spent if isinstance(spent, TooComplex) else "nested too deeply"
+            reason = f"{collapse(command)[:60]}: too complex to prove ({why})"
+            return strictest(denials) if denials else Verdict.approve(reason)
         except Exception as error:  # a bug must not let anything run unchecked, in any mode
             return Verdict.deny(f"{collapse(command)[:60]}: the shell policy failed ({error!r})")
 
@@ -253,6 +259,7 @@ class _Run:
             if value is not None and _STORED_CODE.search(value):
                 self._evidence([value], depth, f"{name}=...: holds code bash may run later")
             if cmd.name is None and value is not None:
+                check_size(value)
                 self._variables[name] = value
         self._redirects(cmd)
         if cmd.name is None:
@@ -273,6 +280,8 @@ class _Run:
 
     def _expanded_value(self, word: Word) -> str | None:
         expanded = expand_word(word.raw, self._environment(), split=False)
+        if expanded:
+            check_size(expanded[0])
         return expanded[0] if expanded else None
 
     def _expanded_reading(self, cmd: Command, depth: int) -> None:
@@ -291,6 +300,7 @@ class _Run:
                 continue
             changed = changed or expanded != [word.value]
             fields.extend(shlex.quote(f) for f in expanded)
+            check_size("".join(fields))
         name = cmd.name.value if cmd.name is not None else None
         evaluates = name in _EVALUATING or (
             name in ("printf", "test", "[") and any(w.value == "-v" for w in cmd.args)
@@ -691,7 +701,7 @@ class _Run:
             return
         matches = [resolved]
         if "*" in resolved or "?" in resolved or "[" in resolved:
-            matches = list(itertools.islice(glob.iglob(resolved), _MAX_GLOB_MATCHES + 1)) or matches
+            matches = bounded_glob(resolved, _MAX_GLOB_MATCHES + 1) or matches
             if len(matches) > _MAX_GLOB_MATCHES:
                 self._approve(f"{display}: {value} matches too many files to check")
         for path in matches[:_MAX_GLOB_MATCHES]:

@@ -1,0 +1,93 @@
+"""Benchmark of the shell policy (BENCH.md item 17): ``classify`` time over the test corpora.
+
+    .venv/bin/python bench/shell_policy.py [--repeat N] [--out bench/results/shell_policy.md]
+
+Every command of ``tests/gate``'s corpora (the red-team attacks, the benign commands, the policy
+corpus) and the pathological inputs of issue 18 (a glob through the whole filesystem, nested
+loops, a doubling variable, deep substitutions) is classified ``--repeat`` times (default 5) by
+one :class:`~tether.gate.ShellPolicy` whose workspace is a scratch directory, after one untimed
+warm-up pass. Reported: p50, p99 and max per corpus and overall, and the slowest commands with
+their decisions. Goal: p99 ≤ 5 ms, max ≤ 100 ms. Figures only, never asserted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import platform
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests" / "gate"))
+
+from shell_attacks import ATTACKS, BENIGN, PATHOLOGICAL  # noqa: E402
+from shell_corpus import CORPUS  # noqa: E402
+
+from tether.gate import PathPolicy, ShellPolicy  # noqa: E402
+
+
+def _percentile(values: list[float], fraction: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--out", type=Path, default=None)
+    options = parser.parse_args()
+    corpora = {
+        "attacks": [command for command, _, _ in ATTACKS],
+        "benign": list(BENIGN),
+        "corpus": [command for command, _, _ in CORPUS],
+        "pathological": [command for command, _ in PATHOLOGICAL],
+    }
+    with tempfile.TemporaryDirectory() as workspace:
+        (Path(workspace) / "README.md").write_text("hello\n")
+        policy = ShellPolicy(PathPolicy(workspace))
+        for commands in corpora.values():
+            for command in commands:
+                policy.classify(command)
+        timings: dict[str, list[tuple[float, str, str]]] = {}
+        for name, commands in corpora.items():
+            for _ in range(options.repeat):
+                for command in commands:
+                    started = time.perf_counter()
+                    decision = policy.classify(command).decision
+                    elapsed = (time.perf_counter() - started) * 1000
+                    timings.setdefault(name, []).append((elapsed, command, decision))
+    lines = [
+        "# Shell policy: classify time (BENCH.md item 17)",
+        "",
+        f"Python {platform.python_version()}, {platform.machine()}, repeat {options.repeat}; "
+        "goal p99 ≤ 5 ms, max ≤ 100 ms.",
+        "",
+        "| corpus | commands | p50 ms | p99 ms | max ms |",
+        "|---|---:|---:|---:|---:|",
+    ]
+    everything = [entry for entries in timings.values() for entry in entries]
+    for name, entries in [*timings.items(), ("all", everything)]:
+        values = [elapsed for elapsed, _, _ in entries]
+        count = len(entries) // options.repeat
+        lines.append(
+            f"| {name} | {count} | {statistics.median(values):.2f} | "
+            f"{_percentile(values, 0.99):.2f} | {max(values):.2f} |"
+        )
+    lines += ["", "Slowest:", ""]
+    slowest: dict[str, tuple[float, str]] = {}
+    for elapsed, command, decision in everything:
+        if elapsed > slowest.get(command, (0.0, ""))[0]:
+            slowest[command] = (elapsed, decision)
+    for command, (elapsed, decision) in sorted(slowest.items(), key=lambda i: -i[1][0])[:8]:
+        lines.append(f"- {elapsed:.1f} ms {decision}: `{command[:70]!r}`")
+    report = "\n".join(lines) + "\n"
+    print(report)
+    if options.out is not None:
+        options.out.write_text(report)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,156 @@
+"""A work budget for one ``classify``: time, syntax nodes, filesystem entries, expanded size.
+
+Some scripts cost far more to judge than to write: ``ls /*/*/*/*/*/*/*/*/zzzz`` would glob the
+whole filesystem, nested loops multiply their bodies, ``x=$x$x`` doubles a string per step, and
+500 nested ``$(…)`` reach the interpreter's recursion limit. The policy spends from the
+:class:`Budget` that :func:`spending` makes current; past any limit :class:`TooComplex` is raised
+and the script is ``approve`` — "too complex to prove" — never ``allow``. :func:`bounded_glob` is
+the only way the policy globs: it spends an entry per directory entry it reads and never enters
+``/proc`` or ``/sys``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fnmatch
+import os
+import re
+import time
+from collections.abc import Iterator
+from contextvars import ContextVar
+
+from tree_sitter import Node
+
+__all__ = [
+    "MAX_DEPTH",
+    "Budget",
+    "TooComplex",
+    "bounded_glob",
+    "check_size",
+    "check_tree",
+    "spend_entries",
+    "spend_nodes",
+    "spending",
+]
+
+MAX_DEPTH = 120
+"""Nesting (of the syntax tree, of substitutions) beyond which a script is too complex."""
+_SECONDS = 0.05
+_NODES = 10_000
+_ENTRIES = 5_000
+_CHARACTERS = 64 * 1024
+_NEVER_GLOBBED = frozenset({"/proc", "/sys"})
+_GLOB = re.compile(r"[*?\[]")
+
+
+class TooComplex(Exception):
+    """The budget is spent; the message says on what."""
+
+
+class Budget:
+    def __init__(self) -> None:
+        self.deadline = time.monotonic() + _SECONDS
+        self.nodes = _NODES
+        self.entries = _ENTRIES
+
+
+_CURRENT: ContextVar[Budget | None] = ContextVar("tether_shell_budget", default=None)
+
+
+@contextlib.contextmanager
+def spending() -> Iterator[Budget]:
+    """A fresh budget, current for the ``with`` block (nested blocks share the outer one)."""
+    outer = _CURRENT.get()
+    if outer is not None:
+        yield outer
+        return
+    budget = Budget()
+    token = _CURRENT.set(budget)
+    try:
+        yield budget
+    finally:
+        _CURRENT.reset(token)
+
+
+def spend_nodes(count: int = 1) -> None:
+    budget = _CURRENT.get()
+    if budget is None:
+        return
+    budget.nodes -= count
+    if budget.nodes < 0:
+        raise TooComplex(f"more than {_NODES} syntax nodes to judge")
+    if budget.nodes % 256 == 0 and time.monotonic() > budget.deadline:
+        raise TooComplex(f"more than {_SECONDS * 1000:.0f} ms of work")
+
+
+def spend_entries(count: int) -> None:
+    budget = _CURRENT.get()
+    if budget is None:
+        return
+    budget.entries -= count
+    if budget.entries < 0:
+        raise TooComplex(f"more than {_ENTRIES} filesystem entries to read")
+    if time.monotonic() > budget.deadline:
+        raise TooComplex(f"more than {_SECONDS * 1000:.0f} ms of work")
+
+
+def check_size(text: str) -> None:
+    """Raise when an expanded string or variable value is larger than the budget allows."""
+    if len(text) > _CHARACTERS and _CURRENT.get() is not None:
+        raise TooComplex(f"an expansion longer than {_CHARACTERS} characters")
+
+
+def bounded_glob(pattern: str, limit: int) -> list[str]:
+    """Up to ``limit`` paths matching the absolute glob ``pattern`` as bash would (hidden names
+    only for a component that starts with ``.``), sorted; nothing inside ``/proc`` or ``/sys`` is
+    read (they may be matched, not searched)."""
+    if not pattern.startswith("/"):
+        return []
+    found: list[str] = []
+    pending: list[tuple[str, list[str]]] = [("/", [c for c in pattern.split("/") if c])]
+    while pending and len(found) < limit:
+        directory, components = pending.pop()
+        if not components:
+            found.append(directory)
+            continue
+        if directory in _NEVER_GLOBBED:
+            continue  # named by a match, never read
+        head, rest = components[0], components[1:]
+        if not _GLOB.search(head):
+            path = os.path.join(directory, head)
+            if os.path.lexists(path):
+                pending.append((path, rest))
+            continue
+        try:
+            entries = list(os.scandir(directory))
+        except OSError:
+            continue
+        spend_entries(len(entries))
+        matcher = re.compile(fnmatch.translate(head))
+        for entry in sorted(entries, key=lambda e: e.name, reverse=True):
+            if entry.name.startswith(".") and not head.startswith("."):
+                continue
+            if not matcher.match(entry.name):
+                continue
+            if rest and not entry.is_dir():
+                continue
+            pending.append((entry.path, rest))
+    return sorted(found)
+
+
+def check_tree(root: Node) -> None:
+    """Spend a node per syntax node; raise when the tree nests deeper than the walks may
+    recurse (measured without recursion)."""
+    cursor = root.walk()
+    depth = 0
+    while True:
+        spend_nodes()
+        if depth > MAX_DEPTH:
+            raise TooComplex(f"syntax nested more than {MAX_DEPTH} deep")
+        if cursor.goto_first_child():
+            depth += 1
+            continue
+        while not cursor.goto_next_sibling():
+            if not cursor.goto_parent():
+                return
+            depth -= 1
