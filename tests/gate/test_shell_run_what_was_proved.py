@@ -19,6 +19,8 @@ from tether.agent import AgentContext, AgentLoopConfig, AgentTool, agent_loop
 from tether.ai import UserMessage
 from tether.ai.faux import FauxModel, faux_message, faux_text, faux_tool_call
 from tether.gate import Gate, Governance, PathPolicy, Policies, Review, ShellPolicy, Verdict
+from tether.tools import create_bash_tool, wrap_tool_definition
+from tether.tools.operations import ExecResult
 
 BASH = shutil.which("bash")
 # Programs, none a bash builtin, so a twin on PATH is what runs.
@@ -178,6 +180,28 @@ async def test_a_command_a_person_approved_runs_as_written(tmp_path: Path) -> No
     gate = Gate("normal", ScriptedApprover(["allow_once"]), workspace=str(tmp_path))
     await _run_one(gate, _recording_bash(ran), "mkdir -p build  # for the output")
     assert ran == ["mkdir -p build  # for the output"]
+
+
+class _RecordingOperations:
+    """Bash operations that record the command the bash tool hands them."""
+
+    def __init__(self) -> None:
+        self.commands: list[str] = []
+
+    async def exec(self, command: str, **options: Any) -> ExecResult:
+        self.commands.append(command)
+        return ExecResult(0)
+
+
+async def test_the_bash_tool_runs_the_regenerated_script(tmp_path: Path) -> None:
+    (tmp_path / "README.md").write_text("hello\n")
+    operations = _RecordingOperations()
+    tool = wrap_tool_definition(
+        create_bash_tool(str(tmp_path), operations=operations)  # type: ignore[arg-type]
+    )
+    gate = Gate("strict", None, workspace=str(tmp_path))  # type: ignore[arg-type]
+    await _run_one(gate, tool, "head -n 1 README.md|wc -c")
+    assert operations.commands == ["'head' '-n' '1' 'README.md' | 'wc' '-c'"]
 
 
 # --- the differential: what bash runs is what the prover saw ---------------------------------
