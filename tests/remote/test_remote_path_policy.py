@@ -117,6 +117,7 @@ async def test_tether_remote_asks_the_remote_host_about_a_symlink(
             ("c1", "read", {"path": "notes.txt"}),
             ("c2", "read", {"path": "link"}),
             ("c3", "write", {"path": "planned", "content": "planted\n"}),
+            ("c4", "bash", {"command": "cat link"}),
         ),
         text_reply("done"),
     ]
@@ -129,10 +130,12 @@ async def test_tether_remote_asks_the_remote_host_about_a_symlink(
         )  # fmt: skip
     assert done.code == 0, done.stderr
     results = [m for m in server.requests[1].json()["messages"] if m["role"] == "tool"]
-    notes, link, planned = (m["content"] for m in results)
+    notes, link, planned, cat = (m["content"] for m in results)
     assert "remote notes" in notes
     assert "read outside the workspace — link →" in link
     assert "nobody can answer an approval" in link
     assert "outside the workspace\n" not in link
     assert "write outside the workspace — planned →" in planned
     assert not (views.outside / "planned.txt").exists()
+    assert "read outside the workspace — link →" in cat  # the shell policy asks there too
+    assert "outside the workspace\n" not in cat
