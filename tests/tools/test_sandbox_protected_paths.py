@@ -339,6 +339,16 @@ async def test_workspace_secrets_read_as_empty(repo: Path) -> None:
     assert (repo / ".env").read_text() == "MY_SERVICE_CRED=plainvalue-1234\n"  # untouched
 
 
+async def test_an_npmrc_with_a_token_reads_as_empty_and_one_without_stays(repo: Path) -> None:
+    (repo / ".npmrc").write_text("//registry.npmjs.org/:_authToken=plainvalue-npm\n")
+    (repo / "pkg").mkdir()
+    (repo / "pkg" / ".npmrc").write_text("save-exact=true\n")
+    [result], _ = await gated_bash(repo, "cat .npmrc pkg/.npmrc")
+
+    assert "plainvalue" not in text(result)
+    assert "save-exact=true" in text(result)
+
+
 async def test_a_secret_directory_in_the_workspace_is_hidden(repo: Path) -> None:
     (repo / ".gnupg").mkdir()
     (repo / ".gnupg" / "secring.gpg").write_text("plainvalue\n")

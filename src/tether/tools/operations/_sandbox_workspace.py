@@ -8,7 +8,8 @@ neither protected nor masked, and the bash tool tells the model). It finds
 - every existing protected path (:func:`tether.gate.protected_workspace_rule`: ``.git/``,
   ``.vscode/``, ``.envrc``, ...), to be bound read-only;
 - every workspace secret the path policy denies reading (``.env`` but not ``.env.example``,
-  private keys, credential stores), to be read as empty;
+  private keys, credential stores), and an ``.npmrc`` that holds a registry token, to be read
+  as empty;
 - the protected names absent from the workspace root, which get a *placeholder*: an empty
   directory, bound read-only, so the command cannot create them (an empty directory is invisible
   to ``git status`` and is not a valid ``HEAD``, ``.git`` or config). :class:`Placeholders`
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -93,7 +95,9 @@ def scan_workspace(workspace: str, *, git_writable: bool = False) -> WorkspaceSc
                 return scan
             relative = f"{relative_dir}/{entry.name}" if relative_dir else entry.name
             is_dir = entry.is_dir(follow_symlinks=False)
-            if is_secret_file(relative) and _denied_as_secret(policy, entry.path):
+            if (is_secret_file(relative) and _denied_as_secret(policy, entry.path)) or (
+                entry.name == ".npmrc" and _holds_npm_credentials(entry.path)
+            ):
                 scan.secrets.append(entry.path)
                 continue
             rule = protected_workspace_rule(relative)
@@ -109,6 +113,19 @@ def scan_workspace(workspace: str, *, git_writable: bool = False) -> WorkspaceSc
 def _denied_as_secret(policy: PathPolicy, path: str) -> bool:
     verdict = policy.check(path, "read")
     return verdict.decision == "deny" and any(r.startswith("secret") for r in verdict.reasons)
+
+
+_NPM_CREDENTIAL = re.compile(r"(?m)^\s*[^#;\s]*(?:_authToken|_auth|_password)\s*=")
+
+
+def _holds_npm_credentials(path: str) -> bool:
+    """A project's ``.npmrc`` is often committed for its settings (the path policy lets it be
+    read); one that holds a registry token or password is masked like any secret."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as file:
+            return _NPM_CREDENTIAL.search(file.read(65536)) is not None
+    except OSError:
+        return False
 
 
 def _is_git_path(relative: str) -> bool:
