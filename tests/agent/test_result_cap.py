@@ -10,6 +10,7 @@ from tether.agent import (
     DEFAULT_MAX_BYTES,
     AfterToolCallContext,
     AgentToolResult,
+    ToolError,
 )
 from tether.ai import AbortSignal, ImageContent, TextContent
 from tether.ai.faux import FauxModel, faux_message, faux_tool_call
@@ -91,6 +92,21 @@ async def test_a_tool_that_caps_its_own_results_is_left_alone() -> None:
     output = "w\n" * 3000
     text = await result_text(output, tool_options={"metadata": {CAPS_OWN_RESULT: True}})
     assert text == output
+
+
+async def test_the_error_of_a_tool_that_caps_its_own_results_is_still_capped() -> None:
+    """A built-in tool caps its output, not its errors: a 10 MB path must not come back whole."""
+
+    async def failing(tool_call_id: str, params: Any, signal: Any, on_update: Any) -> Any:
+        raise ToolError("No such file: " + "p" * 1_000_000)
+
+    tool = make_tool("big", failing, metadata={CAPS_OWN_RESULT: True})
+    fm = FauxModel([faux_message(faux_tool_call("big", {})), faux_message("done")])
+    (result,) = (await run(fm, [tool])).tool_results
+
+    assert result.is_error
+    assert text_of(result).startswith("No such file: ppp")
+    assert len(text_of(result).encode()) <= 51 * 1024
 
 
 async def test_a_raised_error_and_a_pipeline_error_are_capped_too() -> None:

@@ -299,7 +299,8 @@ class _Batch:
             is_error = True
         finally:
             call.settled = True
-        if not tool.metadata.get(CAPS_OWN_RESULT):
+        if is_error or not tool.metadata.get(CAPS_OWN_RESULT):  # a tool caps its output, not
+            # its errors, which may quote what the model sent (a 10 MB path)
             result = cap_result(result, self.config.max_result_lines, self.config.max_result_bytes)
         hook = self.config.after_tool_call
         if hook is not None:
