@@ -285,6 +285,21 @@ async def test_control_files_below_the_root_are_read_only_too(repo: Path) -> Non
     assert not (repo / "sub" / ".vscode" / "tasks.json").exists()
 
 
+async def test_dangling_symlinks_named_like_protected_files_do_not_stop_the_sandbox(
+    repo: Path, tmp_path: Path
+) -> None:
+    (repo / "sub").mkdir()
+    (repo / "sub" / ".ignore").symlink_to(tmp_path / "nowhere")
+    (repo / ".env.local").symlink_to(tmp_path / "nowhere-either")
+    (tmp_path / "real.env").write_text("LINKED_CRED=plainvalue-link\n")
+    (repo / "config.env").write_text("x\n")
+    (repo / ".env").symlink_to(tmp_path / "real.env")
+    [result], _ = await gated_bash(repo, "echo alive; cat $(echo .env)")
+
+    assert not result.is_error, text(result)
+    assert "alive" in text(result) and "plainvalue" not in text(result)
+
+
 async def test_the_rest_of_the_workspace_stays_writable(repo: Path) -> None:
     [result], _ = await gated_bash(
         repo, "mkdir -p build && echo ok > build/out.txt && echo new > notes.md && cat notes.md"

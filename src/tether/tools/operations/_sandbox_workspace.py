@@ -98,16 +98,26 @@ def scan_workspace(workspace: str, *, git_writable: bool = False) -> WorkspaceSc
             if (is_secret_file(relative) and _denied_as_secret(policy, entry.path)) or (
                 entry.name == ".npmrc" and _holds_npm_credentials(entry.path)
             ):
-                scan.secrets.append(entry.path)
+                scan.secrets += _mount_target(entry.path)
                 continue
             rule = protected_workspace_rule(relative)
             if rule is not None and not (git_writable and _is_git_path(relative)):
-                scan.read_only.append(entry.path)
+                scan.read_only += _mount_target(entry.path)
                 scan.read_only += _git_dir_of_gitfile(workspace, entry.path)
                 continue
             if is_dir and entry.name not in SKIPPED_DIRECTORIES:
                 pending.append(relative)
     return scan
+
+
+def _mount_target(path: str) -> list[str]:
+    """Where to mount over ``path``: itself, or for a symlink the file it points at (a mount
+    follows the link anyway); nothing for a dangling link, which has nothing to read or
+    protect — and whose missing target would otherwise stop ``bwrap`` from starting at all."""
+    if not os.path.islink(path):
+        return [path]
+    target = os.path.realpath(path)
+    return [target] if os.path.exists(target) else []
 
 
 def _denied_as_secret(policy: PathPolicy, path: str) -> bool:
