@@ -32,6 +32,31 @@ commands:
 In print and json modes nobody can answer an approval: a call that needs one is denied
 (fail closed) unless --gate yolo. Without --model: the configured default, else Anthropic or
 OpenAI when its API key is set, else the embedded local model when installed.
+
+examples:
+  tether -p "why does test_stats.py fail?"               answer on stdout, progress on stderr
+  git diff | tether -p "review this"                      piped input is appended to the task
+  tether -c -p "now add a test"                           continue this directory's newest session
+  tether --model openai/gpt-4.1 --thinking low            interactive, a chosen model
+  tether --tools read,grep,find,ls -p "map the code"      read-only tools only
+  tether --gate strict -p "..."                           deny whatever needs a person
+  tether --remote me@build-box:/src/app -p "run the tests"   tools on another host over SSH
+  tether check-command 'rm -rf build'                     exit 0 allow, 1 approve, 2 deny
+  tether sessions export 3f2a --html run.html             a session as one HTML page
+
+environment:
+  ANTHROPIC_API_KEY, OPENAI_API_KEY   keys of the built-in providers (others: api_key_env in
+                                      models.toml)
+  TETHER_HOME                         one directory for everything below, instead of the
+                                      platform's user config and data directories
+
+files (config directory: $TETHER_HOME, else e.g. ~/.config/tether):
+  models.toml     providers and models        config.toml   default model, MCP servers
+  AGENTS.md       instructions for every run (also read from the project's directories)
+data (data directory: $TETHER_HOME, else e.g. ~/.local/share/tether; all private, 0600/0700):
+  sessions/  prompt_history  mcp-pins.json  mcp-logs/  mcp-token
+
+Every key and variable: docs/configuration.md.
 """
 
 
