@@ -203,3 +203,15 @@ async def test_an_unreadable_directory_is_permission_denied(tmp_path: Path) -> N
             await call(tool, {"path": "private"}, str(tmp_path))
     finally:
         (tmp_path / "private").chmod(0o755)
+
+
+async def test_a_name_that_is_not_utf8_is_listed_with_escapes(tmp_path: Path) -> None:
+    (tmp_path / os.fsdecode(b"bad\xff.txt")).write_text("x")
+    (tmp_path / "good.txt").write_text("x")
+    tool = create_ls_tool(str(tmp_path))
+
+    result = await call(tool, {}, str(tmp_path))
+
+    text = text_of(result.content)
+    assert text == "bad\\xff.txt\ngood.txt"
+    text.encode("utf-8")  # showable and recordable

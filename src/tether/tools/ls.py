@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from tether.agent import AgentToolResult, ToolError, UpdateCallback
-from tether.ai import AbortSignal, TextContent
+from tether.ai import AbortSignal, TextContent, clean_text
 
 from ._builtin_governance import govern_builtin
 from ._definition import ToolContext, ToolDefinition
@@ -99,7 +99,8 @@ def _listing(resolved: str, entries: list[DirEntry], limit: int) -> AgentToolRes
         details["shown_entries"] = 0
         return AgentToolResult([TextContent("(empty directory)")], details=details)
     ordered = sorted(entries, key=lambda entry: (entry.name.casefold(), entry.name))
-    listed = [f"{e.name}/" if e.kind == "directory" else e.name for e in ordered[:limit]]
+    names = [_shown(e.name) for e in ordered[:limit]]
+    listed = [f"{n}/" if e.kind == "directory" else n for n, e in zip(names, ordered, strict=False)]
     truncation = truncate_head("\n".join(listed), DEFAULT_MAX_LINES, DEFAULT_MAX_BYTES)
     shown = truncation.output_lines if truncation.truncated else len(listed)
     notice: str | None = None
@@ -128,3 +129,14 @@ def _listing(resolved: str, entries: list[DirEntry], limit: int) -> AgentToolRes
         }
     text = f"{truncation.content}\n\n{notice}" if notice else truncation.content
     return AgentToolResult([TextContent(text)], details=details)
+
+
+def _shown(name: str) -> str:
+    """A file name as text: bytes that are not UTF-8 (kept by the OS as lone surrogates) are
+    written as ``\\xNN`` escapes, so the listing can be shown and recorded."""
+    if name.isascii():
+        return name
+    try:
+        return name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    except UnicodeEncodeError:  # a surrogate no OS decoding makes: replaced
+        return clean_text(name)[0]
