@@ -380,7 +380,19 @@ async def test_a_scan_past_its_limit_says_so(repo: Path, monkeypatch: pytest.Mon
     result = await tool.execute("1", {"command": "true"}, AbortController().signal, None, None)  # type: ignore[arg-type]
 
     shown = "".join(getattr(block, "text", "") for block in result.content)  # type: ignore[union-attr]
-    assert "The sandbox checked only the first" in shown
+    assert "The sandbox checked only part of the workspace" in shown
+
+
+async def test_a_scan_stops_before_too_many_mounts(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for index in range(5):
+        (repo / f"d{index}").mkdir()
+        (repo / f"d{index}" / ".env").write_text("plainvalue\n")
+    monkeypatch.setattr(_sandbox_workspace, "MOUNT_LIMIT", 3)
+    scan = _sandbox_workspace.scan_workspace(str(repo))
+
+    assert not scan.complete and len(scan.read_only) + len(scan.secrets) == 3
 
 
 # --- item 6: /tmp is capped ---------------------------------------------------------------------

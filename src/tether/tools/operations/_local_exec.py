@@ -40,7 +40,7 @@ from tether.ai import AbortSignal
 
 from ._protocols import ExecResult, OutputFile
 from ._sandbox import BubblewrapSandbox
-from ._sandbox_workspace import SCAN_ENTRY_LIMIT
+from ._sandbox_workspace import MOUNT_LIMIT, SCAN_ENTRY_LIMIT
 
 __all__ = ["LocalExecOperations"]
 
@@ -100,9 +100,9 @@ class LocalExecOperations:
             result = await self._run(sandboxed.argv, cwd, environment, on_output, timeout, signal)
         if not sandboxed.scan.complete:
             notice = (
-                f"The sandbox checked only the first {SCAN_ENTRY_LIMIT} entries of the "
-                "workspace: protected files and secrets beyond them were not protected or "
-                "masked for this command."
+                f"The sandbox checked only part of the workspace (at most {SCAN_ENTRY_LIMIT} "
+                f"entries and {MOUNT_LIMIT} protected files and secrets): those beyond were "
+                "not protected or masked for this command."
             )
             return dataclasses.replace(result, notice=notice)
         return result

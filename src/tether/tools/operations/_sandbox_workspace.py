@@ -2,8 +2,9 @@
 
 :func:`scan_workspace` walks the workspace once per command, bounded: it skips trees that hold
 dependencies or caches (:data:`SKIPPED_DIRECTORIES`), never follows a symlinked directory, and
-stops after :data:`SCAN_ENTRY_LIMIT` entries (the result says so; what lies past the limit is
-neither protected nor masked, and the bash tool tells the model). It finds
+stops after :data:`SCAN_ENTRY_LIMIT` entries or :data:`MOUNT_LIMIT` paths found (the result
+says so; what lies past the limit is neither protected nor masked, and the bash tool tells the
+model). It finds
 
 - every existing protected path (:func:`tether.gate.protected_workspace_rule`: ``.git/``,
   ``.vscode/``, ``.envrc``, ...), to be bound read-only;
@@ -36,6 +37,7 @@ from tether.gate import (
 from ._secret_files import is_secret_file
 
 __all__ = [
+    "MOUNT_LIMIT",
     "SCAN_ENTRY_LIMIT",
     "SKIPPED_DIRECTORIES",
     "Placeholders",
@@ -45,6 +47,10 @@ __all__ = [
 
 SCAN_ENTRY_LIMIT = 20_000
 """Directory entries looked at per command before the scan stops."""
+MOUNT_LIMIT = 2_000
+"""Protected paths and secrets mounted over per command before the scan stops (each is a
+``bwrap`` argument: thousands of them would overflow the command line and no command would
+start)."""
 SKIPPED_DIRECTORIES = frozenset(
     {"node_modules", ".venv", "venv", "__pycache__", ".tox", ".nox", ".mypy_cache",
      ".ruff_cache", ".pytest_cache", ".hg", ".svn", ".cache"}
@@ -66,7 +72,7 @@ class WorkspaceScan:
     secrets: list[str] = field(default_factory=list)
     absent_root_names: list[str] = field(default_factory=list)
     complete: bool = True
-    """False when the scan stopped at :data:`SCAN_ENTRY_LIMIT`."""
+    """False when the scan stopped at :data:`SCAN_ENTRY_LIMIT` or :data:`MOUNT_LIMIT`."""
 
 
 def scan_workspace(workspace: str, *, git_writable: bool = False) -> WorkspaceScan:
@@ -90,7 +96,7 @@ def scan_workspace(workspace: str, *, git_writable: bool = False) -> WorkspaceSc
             continue
         for entry in children:
             entries += 1
-            if entries > SCAN_ENTRY_LIMIT:
+            if entries > SCAN_ENTRY_LIMIT or len(scan.read_only) + len(scan.secrets) >= MOUNT_LIMIT:
                 scan.complete = False
                 return scan
             relative = f"{relative_dir}/{entry.name}" if relative_dir else entry.name
