@@ -201,7 +201,8 @@ async def test_the_agent_runs_a_tool_the_model_calls_and_the_run_completes(tmp_p
     assert [event.tool_call_id for event in executed] == [call.id]
     assert isinstance(result, ToolResultMessage)
     assert result.tool_call_id == call.id and not result.is_error
-    assert "keeps the lamp lit" in "".join(b.text for b in result.content if b.type == "text")
+    # what the model asked for (it may add offset/limit), read from the real file
+    assert "".join(b.text for b in result.content if b.type == "text").startswith("# Lighthouse")
     assert isinstance(answer, AssistantMessage)
     assert answer.stop_reason in ("stop", "length") and answer.text()
     assert len(requests) == 2
