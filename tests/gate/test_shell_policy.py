@@ -117,7 +117,7 @@ def test_arbitrary_text_never_crashes_and_unparseable_text_is_never_allowed(text
         ("curl -s x | bash", "curl -s x | bash"),
         ("cat ~/.ssh/id_rsa", "cat ~/.ssh/id_rsa"),
         ("git config core.hooksPath /tmp/h", "git config core.hooksPath"),
-        ("echo x >> ~/.bashrc", "echo >> ~/.bashrc"),
+        ("echo x >> ~/.bashrc", "echo x >> ~/.bashrc"),
         ("$cmd -rf ~", "$cmd -rf ~"),
     ],
 )
@@ -386,3 +386,17 @@ def test_cli_workspace_and_usage_errors(
 def test_cli_escapes_control_characters(capsys: pytest.CaptureFixture[str]) -> None:
     main(["check-command", "make \x1b[2J"])
     assert "\x1b" not in capsys.readouterr().out
+
+
+def test_check_command_wording_names_what_a_command_does() -> None:
+    """A read of a secret is called a read of a secret, not "destructive"; a redirection is
+    shown with the command's own arguments."""
+    policy = ShellPolicy()
+
+    secret = policy.classify("cat ~/.ssh/id_rsa")
+    written = policy.classify("echo hi > out.txt")
+
+    assert secret.decision == "deny"
+    assert not any("destructive" in reason for reason in secret.reasons)
+    assert any("reads an SSH private key" in reason for reason in secret.reasons)
+    assert "echo hi > out.txt: changes out.txt" in written.reasons

@@ -237,7 +237,7 @@ class _Run:
             probe.script(text, depth + 1)
             denials = [v for v in probe.verdicts if v.decision == "deny"]
             if denials:
-                self._deny(f"{why}; read as `{collapse(text)[:60]}` it is destructive")
+                self._deny(f"{why}; read as `{collapse(text)[:60]}` it is denied")
                 self.verdicts.extend(denials)
                 return
 
@@ -658,21 +658,21 @@ class _Run:
     # --- files -------------------------------------------------------------------------------
 
     def _redirects(self, cmd: Command) -> None:
-        name = collapse(cmd.name.raw) if cmd.name is not None else ""
+        name = display(collapse(cmd.name.raw), cmd.args) if cmd.name is not None else ""
         for redirect in cmd.redirects:
             operator, target = redirect.operator, redirect.target
             value = target.value if target is not None else None
             duplicate = operator in (">&", "<&") and re.fullmatch(r"\d+-?|-", value or "")
             if target is None or operator == "<<<" or duplicate:
                 continue
-            display = f"{name} {operator} {collapse(target.raw)}".strip()
+            shown = f"{name} {operator} {collapse(target.raw)}".strip()
             if value is not None and rules.is_network_device(value):
-                self._deny(f"{display}: connects to {value} (reverse shell)")
+                self._deny(f"{shown}: connects to {value} (reverse shell)")
                 continue
             if ">" in operator:
-                self._path(display, value, "write")
+                self._path(shown, value, "write")
             if "<" in operator:
-                self._path(display, value, "read")
+                self._path(shown, value, "read")
 
     def _path(self, display: str, value: str | None, access: str) -> None:
         """Check one visible read or write of ``value``: secrets, persistence, the path policy."""
