@@ -5,6 +5,8 @@ run as root (as in CI)."""
 
 from __future__ import annotations
 
+import asyncio
+import json
 import os
 import subprocess
 from collections.abc import Iterator
@@ -15,7 +17,15 @@ from tests.ai.providers.loopback import LoopbackServer
 
 from tether.session import CustomEntry, Session
 
-from .support import MODEL, run_tether, text_reply, tool_reply, write_models_toml
+from .support import (
+    MODEL,
+    TETHER,
+    environment,
+    run_tether,
+    text_reply,
+    tool_reply,
+    write_models_toml,
+)
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="mounting a tmpfs needs root")
 
@@ -96,3 +106,34 @@ async def test_a_read_only_session_directory_is_an_error_before_any_model_call(
     assert f"Cannot write the session directory {read_only_disk}" in done.stderr
     assert "Traceback" not in done.stderr
     assert server.requests == []
+
+
+async def test_rpc_mode_tells_a_failed_session_write_as_an_error_event(
+    tmp_path: Path, small_disk: Path
+) -> None:
+    home, project = tmp_path / "home", tmp_path / "project"
+    project.mkdir()
+    replies = [turn(n) for n in range(6)] + [text_reply("all six done")]
+    async with LoopbackServer(replies) as server:
+        write_models_toml(home, server.url)
+        process = await asyncio.create_subprocess_exec(
+            TETHER, "--mode", "rpc", "--model", MODEL, "--tools", "bash", "--gate", "yolo",
+            "--no-sandbox", "--session", str(small_disk / "run.jsonl"), cwd=str(project),
+            env=environment(home), stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.DEVNULL, limit=2**24,
+        )  # fmt: skip
+        assert process.stdin is not None and process.stdout is not None
+        process.stdin.write(b'{"type": "prompt", "text": "six steps"}\n')
+        seen = []
+        while True:
+            raw = await asyncio.wait_for(process.stdout.readline(), 60)
+            assert raw, f"tether exited; seen {[e.get('type') for e in seen]}"
+            seen.append(json.loads(raw))
+            if seen[-1]["type"] == "error":
+                break
+        process.stdin.close()
+        await asyncio.wait_for(process.wait(), 30)
+
+    assert "stopped: the session could not be written" in seen[-1]["error"]
+    assert "No space left on device" in seen[-1]["error"]
+    assert any(event["type"] == "agent_end" for event in seen)

@@ -123,6 +123,13 @@ class InteractiveSession:
         except Exception as exc:  # the run layer failed: say so, keep the session
             self.transcript.note(f"!! {type(exc).__name__}: {exc}", "bold red")
         finally:
+            unsaved = self.runtime.session.write_error if self.runtime.session else None
+            if unsaved is not None:
+                self.transcript.note(
+                    f"!! stopped: the session could not be written: {unsaved}. Nothing more is"
+                    " recorded; /new starts a session elsewhere once there is room.",
+                    "bold red",
+                )
             self.transcript.running = False
             self.screen.invalidate()
         self._after_run()

@@ -149,7 +149,7 @@ def _handle(
                 output.write(_failure(kind, "a run is in progress: send steer or follow_up"))
                 return running
             output.write(_success(kind))
-            started: asyncio.Task[Any] = asyncio.ensure_future(agent.prompt(text))
+            started: asyncio.Task[Any] = asyncio.ensure_future(_prompt(runtime, output, text))
             return started
         (agent.steer if kind == "steer" else agent.follow_up)(text)
         output.write(_success(kind))
@@ -172,6 +172,19 @@ def _handle(
         known = "prompt, steer, follow_up, abort, approval, get_state"
         output.write(_failure(kind, f"unknown command {kind!r}; known: {known}"))
     return running
+
+
+async def _prompt(runtime: Any, output: _Output, text: str) -> None:
+    """Run one prompt; a session that could not be written is told as an ``error`` event."""
+    await runtime.agent.prompt(text)
+    session = runtime.session
+    if session is not None and session.write_error is not None:
+        output.write(
+            {
+                "type": "error",
+                "error": f"stopped: the session could not be written: {session.write_error}",
+            }
+        )
 
 
 def _state(runtime: Any, approver: RpcApprover, busy: bool) -> dict[str, Any]:
