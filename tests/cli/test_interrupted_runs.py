@@ -43,11 +43,13 @@ async def killed_run(home: Path, project: Path, after: float) -> None:
             "--no-sandbox", cwd=str(project), env=environment(home),
             stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.DEVNULL,
         )  # fmt: skip
-        try:
-            await asyncio.wait_for(process.wait(), after)
-        except TimeoutError:
+        # no wait_for on process.wait(): a timeout racing the exit cancels the shared waiter
+        deadline = asyncio.get_running_loop().time() + after
+        while process.returncode is None and asyncio.get_running_loop().time() < deadline:
+            await asyncio.sleep(0.01)
+        if process.returncode is None:
             process.kill()  # SIGKILL: nothing of tether's runs after this
-            await process.wait()
+        await process.wait()
 
 
 async def test_a_killed_run_resumes_with_every_started_call_answered_honestly(
