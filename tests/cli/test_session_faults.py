@@ -57,17 +57,24 @@ def turn(n: int):
     return tool_reply((f"c{n}", "bash", {"command": command}))
 
 
+def six_turns() -> list:
+    """Six turns of ~20 KB tool output each: more than a 64 KiB disk holds."""
+    return [turn(n) for n in range(6)] + [text_reply("all six done")]
+
+
+RUN_OPTIONS = ("--model", MODEL, "--tools", "bash", "--gate", "yolo", "--no-sandbox")
+
+
 async def test_a_full_disk_stops_the_run_with_one_clear_line_and_nothing_runs_unrecorded(
     tmp_path: Path, small_disk: Path
 ) -> None:
     home, project = tmp_path / "home", tmp_path / "project"
     project.mkdir()
-    replies = [turn(n) for n in range(6)] + [text_reply("all six done")]
-    async with LoopbackServer(replies) as server:
+    async with LoopbackServer(six_turns()) as server:
         write_models_toml(home, server.url)
         done = await run_tether(
-            "-p", "six steps", "--model", MODEL, "--tools", "bash", "--gate", "yolo",
-            "--no-sandbox", "--session", str(small_disk / "run.jsonl"), home=home, cwd=project,
+            "-p", "six steps", *RUN_OPTIONS, "--session", str(small_disk / "run.jsonl"),
+            home=home, cwd=project,
         )  # fmt: skip
 
     assert done.code == 1
@@ -113,12 +120,11 @@ async def test_rpc_mode_tells_a_failed_session_write_as_an_error_event(
 ) -> None:
     home, project = tmp_path / "home", tmp_path / "project"
     project.mkdir()
-    replies = [turn(n) for n in range(6)] + [text_reply("all six done")]
-    async with LoopbackServer(replies) as server:
+    async with LoopbackServer(six_turns()) as server:
         write_models_toml(home, server.url)
         process = await asyncio.create_subprocess_exec(
-            TETHER, "--mode", "rpc", "--model", MODEL, "--tools", "bash", "--gate", "yolo",
-            "--no-sandbox", "--session", str(small_disk / "run.jsonl"), cwd=str(project),
+            TETHER, "--mode", "rpc", *RUN_OPTIONS, "--session", str(small_disk / "run.jsonl"),
+            cwd=str(project),
             env=environment(home), stdin=asyncio.subprocess.PIPE,
             stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.DEVNULL, limit=2**24,
         )  # fmt: skip
