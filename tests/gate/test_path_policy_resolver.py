@@ -217,6 +217,45 @@ async def test_the_shell_policy_asks_the_remote_host_through_the_path_policy() -
     assert any("system credential file" in reason for reason in verdict.reasons)
 
 
+async def shell_verdict(command: str, home: str = HOME) -> Verdict:
+    policy = remote_policy(MemoryResolver({}, home=home))
+    shell = ShellPolicy(path_policy=policy)
+    return await policy.judge(lambda: shell.classify(command))
+
+
+async def test_the_shell_policy_uses_the_remote_users_home() -> None:
+    # /srv/people/ann is nobody's home on this machine: only the remote answer makes it one
+    verdict = await shell_verdict("rm -rf /srv/people/ann", home="/srv/people/ann")
+    assert verdict.decision == "deny"
+    assert any("destruction of the system or home" in reason for reason in verdict.reasons)
+    expanded = await shell_verdict("rm -rf ~/", home="/srv/people/ann")
+    assert any("/srv/people/ann" in reason for reason in expanded.reasons)
+
+
+async def test_a_remote_search_is_never_proved_free_of_secrets_from_here() -> None:
+    # /remote/ws does not exist here: a local walk would find no secret and allow the search
+    verdict = await shell_verdict("grep -r API_KEY .")
+    assert verdict.decision == "approve"
+    assert any("not checked for secrets from here" in reason for reason in verdict.reasons)
+    assert (await shell_verdict("cat README.md")).decision == "allow"
+
+
+async def test_remote_globs_and_other_users_are_not_expanded_here(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def no_local_listing(path: Any) -> Any:
+        raise AssertionError(f"listed {path} on this machine")
+
+    monkeypatch.setattr(os, "scandir", no_local_listing)
+    monkeypatch.setattr(posixpath, "expanduser", no_local_listing)
+    globbed = await shell_verdict("cat *.txt")
+    assert globbed.decision == "approve"
+    assert any("a glob over another host's files" in reason for reason in globbed.reasons)
+    assert (await shell_verdict("rm -rf /h*")).decision == "deny"  # the pattern itself is read
+    other_user = await shell_verdict("ls ~root")
+    assert other_user.decision == "approve"
+
+
 async def test_concurrent_calls_keep_their_own_answers() -> None:
     resolver = MemoryResolver({f"{WORKSPACE}/out": "/etc"})
     policy = remote_policy(resolver)

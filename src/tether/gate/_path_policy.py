@@ -161,6 +161,20 @@ class PathPolicy:
         the first :meth:`judge` (until then as given)."""
         return self._roots.workspace_real if self._roots is not None else self._workspace
 
+    @property
+    def local(self) -> bool:
+        """Whether the tools run on this machine (no resolver): only then may a check look at
+        this machine's files (a directory's entries, a glob's matches, a user's home)."""
+        return self._resolver is None
+
+    @property
+    def home(self) -> str | None:
+        """The home directory where the tools run; with a resolver ``None`` until the first
+        :meth:`judge` has resolved it there."""
+        if self._roots is not None:
+            return self._roots.home
+        return self._home_given
+
     def check(self, path: str, access: PathAccess) -> Verdict:
         """``allow``, ``approve`` or ``deny`` for one access, with reasons naming path and rule."""
         if access not in ("read", "write"):

@@ -71,6 +71,8 @@ class PathChecks:
         """What makes a search of ``directory`` unprovable: a secret file or a symlink leading
         outside the workspace somewhere below it, or more entries than are worth walking.
         ``skipped``: the search skips hidden entries and these (git-ignored) names."""
+        if not self._policy.local:  # its entries are on another host; none is listed from here
+            return "files on the host where the commands run, not checked for secrets from here"
         if not os.path.isdir(directory):
             return None
         seen = 0
@@ -349,7 +351,9 @@ class _Prover:
         """Names the workspace's top ``.gitignore`` ignores at every depth, when it is a git
         repository and nothing in it is re-included (rg reads ignore files only in one)."""
         workspace = self._paths.workspace
-        if workspace is None or not os.path.isdir(os.path.join(workspace, ".git")):
+        if workspace is None or not self._paths.local:  # another host's ignore files: none
+            return frozenset()
+        if not os.path.isdir(os.path.join(workspace, ".git")):
             return frozenset()
         try:
             with open(os.path.join(workspace, ".gitignore"), encoding="utf-8") as file:

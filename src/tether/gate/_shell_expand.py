@@ -38,6 +38,8 @@ class Environment:
     variables: Mapping[str, str] = field(default_factory=dict)
     pwd: str | None = None
     oldpwd: str | None = None
+    local: bool = True
+    """Whether the script runs on this machine: only then do globs and ``~user`` expand here."""
 
     def lookup(self, name: str) -> str | None:
         if name in self.variables:
@@ -211,6 +213,8 @@ def _tilde(text: str, env: Environment, pieces: list[_Piece]) -> int | None:
     elif prefix == "-":
         value = env.oldpwd
     elif _NAME.fullmatch(prefix.replace("-", "_").replace(".", "_")):
+        if not env.local:
+            return None  # another host's users
         expanded = posixpath.expanduser("~" + prefix)
         value = None if expanded.startswith("~") else expanded
         if value is None:
@@ -295,10 +299,12 @@ def _split(pieces: list[_Piece], ifs: str) -> list[list[tuple[str, bool]]]:
     return fields
 
 
-def _glob(field_chars: list[tuple[str, bool]]) -> list[str]:
+def _glob(field_chars: list[tuple[str, bool]], local: bool) -> list[str]:
+    """The paths a glob matches here; on another host (``local`` false) the pattern itself,
+    which the rules read as a glob."""
     text = "".join(c for c, _ in field_chars)
     active = any(c in "*?[" and not quoted for c, quoted in field_chars)
-    if not active or not text.startswith("/"):
+    if not active or not text.startswith("/") or not local:
         return [text]
     pattern = "".join(c if not quoted else glob.escape(c) for c, quoted in field_chars)
     matches = bounded_glob(pattern, _MAX_GLOB_MATCHES)
@@ -321,7 +327,7 @@ def expand_word(raw: str, env: Environment, *, split: bool = True) -> list[str] 
             fields.append("".join(text for text, _, _ in pieces))
             continue
         for chars in _split(pieces, ifs):
-            fields.extend(_glob(chars))
+            fields.extend(_glob(chars, env.local))
         if len(fields) > _MAX_FIELDS:
             return None
     return fields

@@ -561,6 +561,8 @@ class Paths:
     workspace: str | None = None
     oldpwd: str | None = None
     """Where ``cd -`` and ``~-`` lead (``None``: unknown)."""
+    local: bool = True
+    """Whether the commands run on this machine; if not, ``~user`` is unknown here."""
 
     def resolve(self, value: str) -> str | None:
         if "\x00" in value:  # no path holds one; the OS would refuse it
@@ -573,6 +575,8 @@ class Paths:
                 return None
             value = base + value[2:]
         elif value.startswith("~"):
+            if not self.local:  # another host's users: its password database is not read here
+                return None
             value = posixpath.expanduser(value)
         if value.startswith("/"):
             return "/" + posixpath.normpath(value).lstrip("/")

@@ -26,6 +26,7 @@ import os
 import posixpath
 import re
 import shlex
+from dataclasses import replace
 from typing import NamedTuple
 
 from . import _shell_rules as rules
@@ -119,23 +120,32 @@ class ShellPolicy:
     def __init__(self, path_policy: PathPolicy | None = None) -> None:
         self._parser = ShellParser()
         self._path_policy = path_policy or PathPolicy(os.getcwd())
-        workspace = self._path_policy.workspace
-        self._paths = Paths(posixpath.normpath(os.path.expanduser("~")), workspace, workspace)
+
+    def _paths(self) -> Paths | None:
+        """Home and workspace where the commands run (under ``--remote`` as resolved there);
+        ``None`` while the path policy has not resolved them yet."""
+        home, workspace = self._path_policy.home, self._path_policy.workspace
+        if home is None:
+            return None
+        return Paths(home, workspace, workspace, local=self._path_policy.local)
 
     def classify(self, command: str) -> Verdict:
         """The decision for ``command``, reasons naming each command and rule; never raises.
 
         The deny and approve rules run over everything the script would run; ``allow`` needs
         more than their silence: a proof that the script is in the read-only grammar."""
+        places = self._paths()
+        if places is None:
+            return Verdict.deny("the home directory where the commands run is not resolved yet")
         paths = PathChecks(self._path_policy)
-        run = _Run(self._parser, paths, self._paths)
+        run = _Run(self._parser, paths, places)
         try:
             with spending():
                 run.script(command, 0)
                 found = strictest(run.verdicts) if run.verdicts else Verdict.allow("empty script")
                 if found.decision != "allow" or run.top is None or run.top.root is None:
                     return found
-                return prove_read_only(run.top.root, run.top.source, self._paths, paths)
+                return prove_read_only(run.top.root, run.top.source, places, paths)
         except (TooComplex, RecursionError) as spent:  # what was denied so far stays denied
             denials = [verdict for verdict in run.verdicts if verdict.decision == "deny"]
             why = spent if isinstance(spent, TooComplex) else "nested too deeply"
@@ -276,7 +286,8 @@ class _Run:
         return self._call(name, cmd.args, cmd, depth)
 
     def _environment(self) -> Environment:
-        return Environment(self.paths.home, self._variables, self.paths.cwd, self.paths.oldpwd)
+        paths = self.paths
+        return Environment(paths.home, self._variables, paths.cwd, paths.oldpwd, local=paths.local)
 
     def _expanded_value(self, word: Word) -> str | None:
         expanded = expand_word(word.raw, self._environment(), split=False)
@@ -635,7 +646,7 @@ class _Run:
             cwd = self.paths.oldpwd
         else:
             cwd = self.paths.resolve(target) if target is not None else None
-        self.paths = Paths(self.paths.home, cwd, self.paths.workspace, self.paths.cwd)
+        self.paths = replace(self.paths, cwd=cwd, oldpwd=self.paths.cwd)
 
     def _secrets(self, call: Call, targets: set[str]) -> None:
         """Deny arguments (or their ``x=``/``x:``/``@`` parts) that name a secret being read."""
@@ -700,7 +711,9 @@ class _Run:
             self._approve(f"{display}: cannot tell where {value} is (working directory unknown)")
             return
         matches = [resolved]
-        if "*" in resolved or "?" in resolved or "[" in resolved:
+        if ("*" in resolved or "?" in resolved or "[" in resolved) and not self.paths.local:
+            self._approve(f"{display}: {value} is a glob over another host's files")
+        elif "*" in resolved or "?" in resolved or "[" in resolved:
             matches = bounded_glob(resolved, _MAX_GLOB_MATCHES + 1) or matches
             if len(matches) > _MAX_GLOB_MATCHES:
                 self._approve(f"{display}: {value} matches too many files to check")
