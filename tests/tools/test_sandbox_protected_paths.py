@@ -285,6 +285,78 @@ async def test_control_files_below_the_root_are_read_only_too(repo: Path) -> Non
     assert not (repo / "sub" / ".vscode" / "tasks.json").exists()
 
 
+async def test_a_git_repository_planted_below_the_root_is_moved_aside(
+    repo: Path, marker: Path
+) -> None:
+    attack = python(
+        "import os; [os.makedirs('sub/.git/' + d) for d in ('objects', 'refs')]; "
+        "open('sub/.git/HEAD', 'w').write('ref: refs/heads/main\\n'); "
+        f"open('sub/.git/config', 'w').write({FSMONITOR.format(marker=marker)!r}); "
+        "print('planted')"
+    )
+    assert git(repo, "init", "-q", str(repo / "probe")).returncode == 0  # the layout is git's
+    shutil.rmtree(repo / "probe")
+    [result], gate = await gated_bash(repo, attack)
+
+    assert gate.records[0].decided_by == "sandbox"
+    assert "planted" in text(result)  # the command itself succeeded inside
+    assert "sub/.git → sub/.git.tether-quarantined" in text(result)
+    assert "ask them to do it outside the sandbox" in text(result)
+    assert not (repo / "sub" / ".git").exists()
+    assert (repo / "sub" / ".git.tether-quarantined" / "config").is_file()  # nothing lost
+    assert git(repo / "sub", "status").returncode == 0  # the person's git, in sub
+    assert not marker.exists()
+
+
+async def test_a_bare_repository_layout_below_the_root_is_defused(repo: Path, marker: Path) -> None:
+    config = f"[core]\n\tbare = true\n\tfsmonitor = echo RAN > {marker}; false\n"
+    layout = python(
+        "import os; os.makedirs('sub/objects'); os.makedirs('sub/refs/heads'); "
+        "open('sub/HEAD', 'w').write('ref: refs/heads/main\\n'); "
+        f"open('sub/config', 'w').write({config!r})"
+    )
+    [result], _ = await gated_bash(repo, layout)
+
+    assert "sub/HEAD → sub/HEAD.tether-quarantined" in text(result)
+    assert not (repo / "sub" / "HEAD").exists()
+    git(repo / "sub", "status")
+    assert not marker.exists()
+
+
+async def test_control_files_created_below_the_root_are_moved_aside(repo: Path) -> None:
+    [result], _ = await gated_bash(
+        repo,
+        python(
+            "import os; os.makedirs('a/b'); os.mkdir('a/.vscode'); "
+            "open('a/b/.envrc', 'w').write('echo hi'); print('ok')"
+        ),
+    )
+
+    assert "ok" in text(result)
+    for planted in ("a/b/.envrc", "a/.vscode"):
+        assert not (repo / planted).exists()
+        assert (repo / (planted + ".tether-quarantined")).exists()
+        assert planted in text(result)
+
+
+async def test_what_existed_before_the_command_is_left_where_it_is(repo: Path) -> None:
+    (repo / "sub").mkdir()
+    (repo / "sub" / ".envrc").write_text("export A=1\n")
+    [result], _ = await gated_bash(repo, "cat sub/.envrc; touch notes.txt")
+
+    assert not result.is_error, text(result)
+    assert "moved aside" not in text(result)
+    assert (repo / "sub" / ".envrc").read_text() == "export A=1\n"
+
+
+async def test_an_approved_git_init_below_the_root_keeps_its_repository(repo: Path) -> None:
+    approver = ScriptedApprover(["allow_once"])
+    [result], _ = await gated_bash(repo, "git init -q sub", approver=approver)
+
+    assert not result.is_error, text(result)
+    assert (repo / "sub" / ".git").is_dir()
+
+
 async def test_dangling_symlinks_named_like_protected_files_do_not_stop_the_sandbox(
     repo: Path, tmp_path: Path
 ) -> None:

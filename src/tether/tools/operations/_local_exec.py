@@ -98,14 +98,16 @@ class LocalExecOperations:
         environment = self.sandbox.environment(os.environ if env is None else env)
         with self.sandbox.command(argv, cwd=cwd) as sandboxed:
             result = await self._run(sandboxed.argv, cwd, environment, on_output, timeout, signal)
+        notices = []
+        if sandboxed.quarantined:
+            notices.append(_quarantine_notice(self.sandbox.workspace, sandboxed.quarantined))
         if not sandboxed.scan.complete:
-            notice = (
+            notices.append(
                 f"The sandbox checked only part of the workspace (at most {SCAN_ENTRY_LIMIT} "
                 f"entries and {MOUNT_LIMIT} protected files and secrets): those beyond were "
                 "not protected or masked for this command."
             )
-            return dataclasses.replace(result, notice=notice)
-        return result
+        return dataclasses.replace(result, notice="\n".join(notices)) if notices else result
 
     async def _run(
         self,
@@ -258,3 +260,20 @@ class _PipeReader:
         self._fd = -1
         if not self._eof.done():
             self._eof.set_result(None)
+
+
+def _quarantine_notice(workspace: str, moved: list[tuple[str, str]]) -> str:
+    """What the model is told about protected paths its sandboxed command created."""
+
+    def shown(path: str) -> str:
+        return os.path.relpath(path, workspace)
+
+    listed = ", ".join(
+        f"{shown(path)} → {shown(target)}" if target else f"{shown(path)} (removed)"
+        for path, target in moved
+    )
+    return (
+        "The command created protected paths, which make programs run code later outside the "
+        f"sandbox; they were moved aside: {listed}. Creating such a file is for a person: ask "
+        "them to do it outside the sandbox."
+    )

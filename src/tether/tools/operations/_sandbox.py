@@ -54,11 +54,11 @@ import subprocess
 import sys
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from tether.gate import redact_secrets
 
-from ._sandbox_workspace import PLACEHOLDERS, WorkspaceScan, scan_workspace
+from ._sandbox_workspace import PLACEHOLDERS, WorkspaceScan, quarantine_planted, scan_workspace
 
 __all__ = [
     "DEFAULT_HIDDEN_ENV",
@@ -208,7 +208,15 @@ class BubblewrapSandbox:
         scan = scan_workspace(self.workspace, git_writable=self.git_writable)
         wanted = [os.path.join(self.workspace, name) for name in scan.absent_root_names]
         with PLACEHOLDERS.holding(wanted) as placeholders:
-            yield SandboxCommand(self._command_line(argv, cwd, scan, placeholders), scan)
+            sandboxed = SandboxCommand(self._command_line(argv, cwd, scan, placeholders), scan)
+            try:
+                yield sandboxed
+            finally:  # the command has ended, or failed to start: what it planted must go
+                sandboxed.quarantined.extend(
+                    quarantine_planted(
+                        self.workspace, scan, placeholders, git_writable=self.git_writable
+                    )
+                )
 
     def wrap(self, argv: Sequence[str], *, cwd: str | None = None) -> list[str]:
         """The command line of :meth:`command` without the placeholders: absent protected names
@@ -299,6 +307,9 @@ class SandboxCommand:
 
     argv: list[str]
     scan: WorkspaceScan
+    quarantined: list[tuple[str, str]] = field(default_factory=list)
+    """Filled when the ``with`` block ends: protected paths the command created, each with the
+    name it was moved to (``""``: removed), by :func:`._sandbox_workspace.quarantine_planted`."""
 
 
 @functools.cache

@@ -15,6 +15,13 @@ model). It finds
   directory, bound read-only, so the command cannot create them (an empty directory is invisible
   to ``git status`` and is not a valid ``HEAD``, ``.git`` or config). :class:`Placeholders`
   creates them before the command and removes them after the last command that uses them.
+
+Below the root an absent protected name cannot be held in advance (a command may make any new
+directory), so :func:`quarantine_planted` looks again when the command has ended: every
+protected path that was not there before (``sub/.git``, ``sub/.envrc``, a ``HEAD`` that with
+``objects/`` and ``refs/`` beside it makes ``sub`` a bare repository) is renamed in place to
+``NAME`` + :data:`QUARANTINE_SUFFIX`, a name no program obeys. Nothing is deleted; the model is
+told what was moved and that a person must create such files.
 """
 
 from __future__ import annotations
@@ -22,6 +29,7 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+import shutil
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -38,10 +46,12 @@ from ._secret_files import is_secret_file
 
 __all__ = [
     "MOUNT_LIMIT",
+    "QUARANTINE_SUFFIX",
     "SCAN_ENTRY_LIMIT",
     "SKIPPED_DIRECTORIES",
     "Placeholders",
     "WorkspaceScan",
+    "quarantine_planted",
     "scan_workspace",
 ]
 
@@ -69,6 +79,9 @@ class WorkspaceScan:
     """What one scan found: absolute paths, in the order they were met."""
 
     read_only: list[str] = field(default_factory=list)
+    """Where to mount read-only: each protected path, or the file a protected symlink names."""
+    protected: list[str] = field(default_factory=list)
+    """The protected paths themselves (a symlink as the link)."""
     secrets: list[str] = field(default_factory=list)
     absent_root_names: list[str] = field(default_factory=list)
     complete: bool = True
@@ -94,6 +107,11 @@ def scan_workspace(workspace: str, *, git_writable: bool = False) -> WorkspaceSc
                 children = sorted(listing, key=lambda entry: entry.name)
         except OSError:
             continue
+        if relative_dir and _is_bare_repository(children):
+            head = os.path.join(workspace, relative_dir, "HEAD")
+            if not git_writable:
+                scan.protected.append(head)
+                scan.read_only += _mount_target(head)
         for entry in children:
             entries += 1
             if entries > SCAN_ENTRY_LIMIT or len(scan.read_only) + len(scan.secrets) >= MOUNT_LIMIT:
@@ -108,12 +126,65 @@ def scan_workspace(workspace: str, *, git_writable: bool = False) -> WorkspaceSc
                 continue
             rule = protected_workspace_rule(relative)
             if rule is not None and not (git_writable and _is_git_path(relative)):
+                scan.protected.append(entry.path)
                 scan.read_only += _mount_target(entry.path)
                 scan.read_only += _git_dir_of_gitfile(workspace, entry.path)
                 continue
             if is_dir and entry.name not in SKIPPED_DIRECTORIES:
                 pending.append(relative)
     return scan
+
+
+QUARANTINE_SUFFIX = ".tether-quarantined"
+"""Appended to the name of a protected path a sandboxed command created."""
+
+
+def quarantine_planted(
+    workspace: str, before: WorkspaceScan, held: list[str], *, git_writable: bool = False
+) -> list[tuple[str, str]]:
+    """Rename each protected path in ``workspace`` that ``before`` did not find and that is not
+    one of the ``held`` placeholders: ``(path, new path)`` for each, or ``(path, "")`` when
+    it could not be renamed and was removed instead (fail-closed: it must not stay)."""
+    known = {*before.protected, *held}
+    after = scan_workspace(workspace, git_writable=git_writable)
+    moved: list[tuple[str, str]] = []
+    for path in after.protected:
+        if path in known or not os.path.lexists(path):
+            continue
+        target = path + QUARANTINE_SUFFIX
+        number = 1
+        while os.path.lexists(target):
+            number += 1
+            target = f"{path}{QUARANTINE_SUFFIX}-{number}"
+        try:
+            os.rename(path, target)
+        except OSError:
+            _remove(path)
+            target = ""
+        moved.append((path, target))
+    return moved
+
+
+def _remove(path: str) -> None:
+    if os.path.isdir(path) and not os.path.islink(path):
+        shutil.rmtree(path, ignore_errors=True)
+    else:
+        with contextlib.suppress(OSError):
+            os.unlink(path)
+
+
+def _is_bare_repository(children: list[os.DirEntry[str]]) -> bool:
+    """A directory git would take for a bare repository: ``HEAD`` beside ``objects/`` and
+    ``refs/`` (``git status`` there obeys the ``config`` beside them)."""
+    names = {entry.name: entry for entry in children}
+    head, objects, refs = names.get("HEAD"), names.get("objects"), names.get("refs")
+    return (
+        head is not None
+        and objects is not None
+        and refs is not None
+        and objects.is_dir()
+        and refs.is_dir()
+    )
 
 
 def _mount_target(path: str) -> list[str]:
