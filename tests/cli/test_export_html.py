@@ -9,8 +9,15 @@ import subprocess
 import pytest
 from PIL import Image
 
-from tether.ai import AssistantMessage, TextContent, ToolCall, ToolResultMessage, UserMessage
-from tether.session import ApprovalEntry, SessionStore
+from tether.ai import (
+    AssistantMessage,
+    TextContent,
+    ToolCall,
+    ToolResultMessage,
+    Usage,
+    UserMessage,
+)
+from tether.session import ApprovalEntry, ModelChangeEntry, SessionStore
 
 from .support import run_tether
 
@@ -56,11 +63,23 @@ def recorded_session(home, project):
             digest="d" * 64,
             decision="allowed",
             decided_by="approver",
-            reason="allow_once",
+            reason="allow_once; asked because stats.py: a write needs a person in this mode",
         )
     )
     session.append_message(ToolResultMessage("c1", "edit", [TextContent("Edited stats.py")]))
-    session.append_message(AssistantMessage([TextContent("Fixed and verified.")]))
+    session.append(ModelChangeEntry(provider="anthropic", model="claude-sonnet-4-5"))
+    session.append_message(
+        AssistantMessage(
+            [
+                TextContent(
+                    "**Fixed** and `verified`.\n\n- one <b>x</b>\n- ![t](http://x.test/p.png)"
+                )
+            ],
+            provider="anthropic",
+            model="claude-sonnet-4-5",
+            usage=Usage(input=1200, output=345, cost=0.0125),
+        )
+    )
     session.close()
     return session
 
@@ -76,9 +95,14 @@ async def test_the_export_is_escaped_and_self_contained(tmp_path):
     assert done.code == 0, done.stderr
     html = page.read_text(encoding="utf-8")
     assert "fix &lt;the&gt; bug &amp; run it" in html
-    assert "<script" not in html and "http" not in html
+    for loads_or_leads_out in ("<script", "<img", "<link", "<a ", "src=", "href=", "url("):
+        assert loads_or_leads_out not in html
+    assert "![t](http://x.test/p.png)" in html  # a Markdown image stays text
     assert "- return total + 1" in html and "+ return total" in html
-    assert "allowed by approver" in html
+    assert "allowed by a person (allow_once)" in html
+    assert "asked because stats.py: a write needs a person in this mode" in html
+    assert "&lt;b&gt;x&lt;/b&gt;" in html  # raw HTML in Markdown stays text
+    assert "<img" not in html
 
 
 @pytest.mark.skipif(
@@ -95,7 +119,12 @@ async def test_the_export_renders_in_headless_chromium(tmp_path):
     assert done.code == 0, done.stderr
     dom = chromium("--dump-dom", page.as_uri(), profile=str(tmp_path / "profile-1"))
     assert "Removing the stray + 1." in dom.stdout
-    assert "stats.py" in dom.stdout and "Fixed and verified." in dom.stdout
+    assert "stats.py" in dom.stdout
+    assert "<strong>Fixed</strong> and <code>verified</code>." in dom.stdout  # Markdown rendered
+    assert "<li>one &lt;b&gt;x&lt;/b&gt;</li>" in dom.stdout
+    assert "asked because stats.py: a write needs a person in this mode" in dom.stdout
+    assert "anthropic/claude-sonnet-4-5" in dom.stdout
+    assert "1,200 in · 345 out" in dom.stdout and "$0.0125" in dom.stdout  # the summary
     shot = tmp_path / "shot.png"
     chromium(
         f"--screenshot={shot}",

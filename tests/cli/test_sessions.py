@@ -113,7 +113,13 @@ async def test_demo_runs_offline_and_leaves_a_session(tmp_path):
     with open(path, encoding="utf-8") as handle:
         lines = [json.loads(line) for line in handle]
     assert lines[0]["type"] == "session"
-    assert any(line["type"] == "approval" for line in lines)
+    [approval] = [line for line in lines if line["type"] == "approval"]
+    assert approval["reason"].startswith("allow_once; asked because read outside the workspace")
+    shown = await run_tether("sessions", "show", path, home=tmp_path / "home", cwd=tmp_path)
+    assert shown.code == 0, shown.stderr
+    assert shown.stdout.splitlines()[0] == "[model_change] faux/faux-1"
+    assert "[approval] read allowed by approver: allow_once; asked because" in shown.stdout
+    assert "tool_call_started" not in shown.stdout
 
 
 async def test_a_run_killed_mid_batch_resumes_with_every_call_answered(tmp_path):

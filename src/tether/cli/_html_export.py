@@ -1,11 +1,14 @@
-"""A session as one self-contained HTML page: messages, tool calls with their results (edit
-diffs coloured), approvals — no scripts, no outside resources, every value escaped."""
+"""A session as one self-contained HTML page: a summary (models, tokens, cost), messages with
+the assistant's Markdown rendered, tool calls with their results (edit diffs coloured),
+approvals with who decided and why a person was asked — no scripts, no outside resources
+(Markdown images and raw HTML are not rendered), every value escaped."""
 
 from __future__ import annotations
 
 import html
 import json
-from typing import Any
+from functools import cache
+from typing import TYPE_CHECKING, Any
 
 from tether.ai import (
     AssistantMessage,
@@ -16,7 +19,16 @@ from tether.ai import (
     ToolResultMessage,
     UserMessage,
 )
-from tether.session import ApprovalEntry, CompactionEntry, MessageEntry, Session
+from tether.session import (
+    ApprovalEntry,
+    CompactionEntry,
+    MessageEntry,
+    ModelChangeEntry,
+    Session,
+)
+
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
 
 __all__ = ["session_html"]
 
@@ -34,7 +46,17 @@ pre { white-space: pre-wrap; word-break: break-word; background: #f4f4f4; paddin
       border-radius: 6px; margin: .4rem 0; font: 12.5px/1.4 ui-monospace, monospace; }
 .call { background: #eef6ff; } .thinking { color: #777; font-style: italic; }
 .add { color: #176a1e; } .del { color: #b3261e; }
+.summary { font-size: 13px; } .summary td { padding: 0 1rem 0 0; }
+.text p { margin: .35rem 0; } .text code { background: #f4f4f4; padding: 0 .2rem; }
+.text table { border-collapse: collapse; } .text td, .text th { border: 1px solid #ddd;
+       padding: .1rem .4rem; } .why { color: #555; }
 """
+
+_DECIDERS = {
+    "approver": "a person",
+    "session": "a person's answer for this session",
+    "reviewer": "the reviewer",
+}
 
 
 def session_html(session: Session) -> str:
@@ -45,15 +67,15 @@ def session_html(session: Session) -> str:
         f"<div class='meta'>{_e(session.cwd)} · started {_e(session.header.timestamp)}"
         f" · {len(session.entries)} entries</div>",
     ]
-    for entry in session.path_to():
+    path = session.path_to()
+    parts.append(_summary(path))
+    for entry in path:
         if isinstance(entry, MessageEntry):
             parts.append(_message(entry.message))
         elif isinstance(entry, ApprovalEntry):
-            parts.append(
-                f"<div class='msg approval'><span class='role'>approval</span> "
-                f"<b>{_e(entry.tool_name)}</b> {_e(entry.decision)} by {_e(entry.decided_by)}"
-                f"<div>{_e(entry.reason)}</div></div>"
-            )
+            parts.append(_approval(entry))
+        elif isinstance(entry, ModelChangeEntry):
+            parts.append(f"<div class='meta'>model: {_e(entry.provider)}/{_e(entry.model)}</div>")
         elif isinstance(entry, CompactionEntry):
             parts.append(
                 f"<div class='msg'><span class='role'>compaction</span>"
@@ -70,7 +92,7 @@ def _message(message: Any) -> str:
         body = []
         for block in message.content:
             if isinstance(block, TextContent):
-                body.append(f"<pre>{_e(block.text)}</pre>")
+                body.append(f"<div class='text'>{_markdown().render(_text(block.text))}</div>")
             elif isinstance(block, ThinkingContent):
                 shown = "(redacted thinking)" if block.redacted else block.thinking
                 body.append(f"<pre class='thinking'>{_e(shown)}</pre>")
@@ -91,6 +113,72 @@ def _message(message: Any) -> str:
             f"{note}</span><pre>{_e(text)}</pre></div>"
         )
     return ""
+
+
+def _summary(path: list[Any]) -> str:
+    """Models used, turns, tokens and cost over the messages on this branch."""
+    models: list[str] = []
+    turns = tokens_in = tokens_out = cache_read = cache_write = 0
+    cost = 0.0
+    for entry in path:
+        if isinstance(entry, ModelChangeEntry):
+            name = f"{entry.provider}/{entry.model}"
+        elif isinstance(entry, MessageEntry) and isinstance(entry.message, AssistantMessage):
+            message = entry.message
+            usage = message.usage
+            turns += 1
+            tokens_in += _count(usage.input)
+            tokens_out += _count(usage.output)
+            cache_read += _count(usage.cache_read)
+            cache_write += _count(usage.cache_write)
+            cost += usage.cost if isinstance(usage.cost, int | float) else 0.0
+            name = f"{message.provider}/{message.model}" if message.model else ""
+        else:
+            continue
+        if name and name not in models:
+            models.append(name)
+    rows = [
+        ("model", ", ".join(models) or "not recorded"),
+        ("assistant turns", f"{turns:,}"),
+        ("tokens", f"{tokens_in:,} in · {tokens_out:,} out"),
+    ]
+    if cache_read or cache_write:
+        rows.append(("cache", f"{cache_read:,} read · {cache_write:,} written"))
+    rows.append(("cost", f"${cost:.4f}" if cost else "not reported by the provider"))
+    cells = "".join(f"<tr><td>{_e(k)}</td><td>{_e(v)}</td></tr>" for k, v in rows)
+    return f"<div class='msg summary'><table>{cells}</table></div>"
+
+
+def _count(value: object) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
+def _approval(entry: ApprovalEntry) -> str:
+    """Who decided and, for a person, why they were asked (the gate's reason after ``;``)."""
+    decider = _DECIDERS.get(str(entry.decided_by), str(entry.decided_by))
+    answer, _, asked = str(entry.reason).partition("; asked because ")
+    head = f"<b>{_e(entry.tool_name)}</b> {_e(entry.decision)} by {_e(decider)}"
+    if answer and answer != entry.decision:
+        head += f" ({_e(answer)})"
+    why = f"<div class='why'>asked because {_e(asked)}</div>" if asked else ""
+    return (
+        f"<div class='msg approval'><span class='role'>approval</span> {head}{why}"
+        f"<div class='meta'>digest {_e(str(entry.digest)[:16])}</div></div>"
+    )
+
+
+@cache
+def _markdown() -> MarkdownIt:
+    """CommonMark with tables and strikethrough; raw HTML escaped, links and images left as
+    written (the page loads nothing from outside and leads nowhere a model chose)."""
+    from markdown_it import MarkdownIt
+
+    parser = MarkdownIt("commonmark", {"html": False})
+    return parser.enable(["table", "strikethrough"]).disable(["image", "link", "autolink"])
+
+
+def _text(value: object) -> str:
+    return value if isinstance(value, str) else str(value)
 
 
 def _user(message: UserMessage) -> str:

@@ -2,13 +2,23 @@
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import os
 import sys
 from datetime import datetime
 from typing import Any
 
 from tether.ai import AssistantMessage, TextContent, ThinkingContent, ToolCall, ToolResultMessage
-from tether.session import ApprovalEntry, MessageEntry, SessionError, SessionStore
+from tether.session import (
+    CALL_STARTED,
+    ApprovalEntry,
+    CustomEntry,
+    MessageEntry,
+    ModelChangeEntry,
+    SessionError,
+    SessionStore,
+)
 
 from ._runtime import CommandError
 
@@ -27,7 +37,8 @@ def run_sessions(args: Any) -> int:
         for warning in session.warnings:
             print(f"warning: {warning}", file=sys.stderr)
         for entry in session.path_to():
-            print(_entry_line(entry))
+            if not (isinstance(entry, CustomEntry) and entry.custom_type == CALL_STARTED):
+                print(_entry_line(entry))  # a call's start is bookkeeping; its result follows
         return 0
     from tether.ai.providers import open_private
 
@@ -64,12 +75,25 @@ def _entry_line(entry: Any) -> str:
         return (
             f"[approval] {entry.tool_name} {entry.decision} by {entry.decided_by}: {entry.reason}"
         )
+    if isinstance(entry, ModelChangeEntry):
+        return f"[model_change] {entry.provider}/{entry.model}"
     fields = (
-        {k: v for k, v in vars(entry).items() if k not in ("id", "parent_id", "timestamp")}
-        if hasattr(entry, "__dict__")
+        {
+            field.name: getattr(entry, field.name)
+            for field in dataclasses.fields(entry)
+            if field.name not in ("id", "parent_id", "timestamp")
+        }
+        if dataclasses.is_dataclass(entry)
         else {}
     )
-    return f"[{entry.type}] {fields}" if fields else f"[{entry.type}]"
+    shown = " ".join(f"{name}={_short(value)}" for name, value in fields.items())
+    return f"[{entry.type}] {shown}" if shown else f"[{entry.type}]"
+
+
+def _short(value: object, limit: int = 200) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _message_line(message: Any) -> str:

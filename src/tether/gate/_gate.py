@@ -191,7 +191,7 @@ class Gate:
         if decision in ("allow_once", "allow_session"):
             if decision == "allow_session":
                 self._session[key] = "allow"
-            self._allow(call, verdict, "approver", decision)
+            self._allow(call, verdict, "approver", f"{decision}; asked because {why}")
             return None
         if decision == "deny_session":
             self._session[key] = "deny"

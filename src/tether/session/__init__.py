@@ -21,11 +21,17 @@ from ._entries import (
     ThinkingLevelChangeEntry,
     UnknownEntry,
 )
-from ._interrupted import INTERRUPTED_CALL, NOT_STARTED_CALL, settle_interrupted_calls
+from ._interrupted import (
+    CALL_STARTED,
+    INTERRUPTED_CALL,
+    NOT_STARTED_CALL,
+    settle_interrupted_calls,
+)
 from ._session import Session, SessionError, compaction_message
 from ._store import SessionInfo, SessionStore, default_sessions_dir
 
 __all__ = [
+    "CALL_STARTED",
     "CONTEXT_FILE_NAMES",
     "INTERRUPTED_CALL",
     "NOT_STARTED_CALL",
