@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import io
 import json
+import re
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -502,6 +503,60 @@ async def test_resizing_while_an_answer_streams_loses_no_line(launch) -> None:
         assert len(twice) <= 3, twice  # at most the live lines of the moment (6 rows)
         assert all(shown.count(f"marker{n:02d}") == 1 for n in range(12, 24))
         assert all(len(line) <= 60 for line in pane.screen().splitlines())
+
+
+async def test_the_first_token_wait_says_the_model_is_reading_the_prompt(launch) -> None:
+    delayed = text_reply("At last.")
+    async with launch([Reply(delayed.status, [1.5, *delayed.body])]) as terminal:
+        await send(terminal.pane, "take your time")
+        waiting = await terminal.pane.wait_for("is reading the prompt", whole=False)
+        assert re.search(r"scripted is reading the prompt \(≈[\d.]+k? tokens\)", waiting)
+        assert "Esc to abort" in waiting
+        await terminal.pane.wait_for("At last.")
+
+
+async def test_esc_while_streaming_says_aborting_below_the_streamed_tail(launch) -> None:
+    lines = [f"Streamed line{n:02d}." for n in range(40)]
+    async with launch([slow_text_reply(lines, 0.25)]) as terminal:
+        pane = terminal.pane
+        await send(pane, "stream on")
+        await pane.wait_for("line05", whole=False)
+        pane.send("Escape")
+        shown = await pane.wait_for("⏹ aborted")
+        rows = shown.splitlines()
+        aborted = max(i for i, row in enumerate(rows) if "⏹ aborted" in row)
+        streamed = [i for i, row in enumerate(rows) if "Streamed line" in row]
+        assert streamed and max(streamed) < aborted  # the tail first, then the abort
+        assert not any("Aborting…" in row for row in rows[: max(streamed)])
+        assert "line39" not in shown
+
+
+async def test_compact_shows_progress_and_the_smaller_context(launch) -> None:
+    summary = slow_text_reply([f"Summary point {n}: the user asked things." for n in range(8)], 0.3)
+    async with launch([text_reply("Recorded."), summary]) as terminal:
+        pane = terminal.pane
+        await send(pane, "remember " + "this detail " * 200)
+        await pane.wait_for("Recorded.")
+        await send(pane, "/compact")
+        progress = await pane.wait_for("summary ≈", whole=False)
+        assert re.search(
+            r"compacting ≈[\d.]+k? tokens with scripted · summary ≈\d+ tokens", progress
+        )
+        assert "Esc to abort" in progress
+        done = await pane.wait_for("Compacted:")
+        assert re.search(r"Compacted: ≈[\d.]+k? → ≈[\d.]+k? tokens", done)
+
+
+async def test_esc_aborts_a_compaction_and_leaves_the_context_as_it_was(launch) -> None:
+    summary = slow_text_reply([f"Summary point {n}." for n in range(60)], 0.3)
+    async with launch([text_reply("Recorded."), summary]) as terminal:
+        pane = terminal.pane
+        await send(pane, "remember this")
+        await pane.wait_for("Recorded.")
+        await send(pane, "/compact")
+        await pane.wait_for("summary ≈", whole=False)
+        pane.send("Escape")
+        await pane.wait_for("Compaction aborted; the context is unchanged.")
 
 
 async def test_the_input_history_persists_between_sessions(launch) -> None:

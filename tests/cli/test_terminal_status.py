@@ -30,3 +30,28 @@ def test_a_remote_host_is_always_shown_and_a_local_run_says_so_while_there_is_ro
 def test_the_host_is_cut_from_the_remote_spec():
     assert tools_host("root@build-box:22:/home/root/project") == "root@build-box:22"
     assert tools_host("build-box") == "build-box"
+
+
+async def test_context_use_follows_a_compaction_before_the_next_response(tmp_path):
+    from tether.ai import AssistantMessage, TextContent, Usage, UserMessage
+    from tether.ai.faux import faux_text
+    from tether.cli._terminal_status import context_percent
+
+    faux = FauxModel([faux_text("short summary")])
+    settings = RunSettings(cwd=str(tmp_path), no_session=True)
+    runtime = build_runtime(settings, None, model=faux.model, stream_fn=faux.stream)
+    window = runtime.model.context_window
+    big = "x" * (window * 2)  # ≈ half the window in the estimate (4 characters a token)
+    runtime.agent.state.messages = [
+        UserMessage(big),
+        AssistantMessage([TextContent("ok")], usage=Usage(input=window // 2, output=10)),
+        UserMessage("and now?"),
+        AssistantMessage([TextContent("fine")], usage=Usage(input=window // 2 + 20, output=5)),
+    ]
+    before = context_percent(runtime)
+    assert before == round(100 * (window // 2 + 25) / window)
+    runtime.compactor.force_next = True
+    await runtime.compactor(list(runtime.agent.state.messages), None)
+    after = context_percent(runtime)
+    expected = runtime.compactor.context_tokens(list(runtime.agent.state.messages))
+    assert after == round(100 * expected / window) and after < before

@@ -15,6 +15,7 @@ import logging
 import os
 import re
 import sys
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any, Protocol
 
@@ -25,7 +26,7 @@ from ._runtime import CommandError, RunSettings, Runtime, build_runtime
 from ._slash_commands import COMMANDS, SlashCommands
 from ._terminal_approver import ApprovalSurface, InlineApprover
 from ._terminal_output import Transcript
-from ._terminal_status import sandbox_state, status_line
+from ._terminal_status import count_tokens, sandbox_state, status_line
 from ._terminal_style import Styler
 
 __all__ = ["run_interactive"]
@@ -66,7 +67,10 @@ class InteractiveSession:
         self._detach = self._attach(self.runtime)
         self.commands = SlashCommands(self)
         self.run_task: asyncio.Task[None] | None = None
+        self.abort_activity: Callable[[], None] | None = None
+        """Stops the activity outside a turn (``/compact``), while there is one."""
         self.transcript.on_change = self.screen.invalidate
+        self.transcript.describe_wait = self._waiting_text
 
     # -- the loop --------------------------------------------------------------------------------
 
@@ -100,6 +104,10 @@ class InteractiveSession:
             text = text[1:]  # a message that begins with "/"
         elif text.startswith("/"):
             self.commands.run(text)
+            return
+        if self.transcript.activity is not None:
+            self.screen.put_back(text)
+            self.transcript.note("That waits until /compact is done (Esc aborts it).", "yellow")
             return
         if self.is_running():
             if kind == "follow_up":
@@ -156,16 +164,30 @@ class InteractiveSession:
         return isinstance(last, AssistantMessage) and last.stop_reason == "aborted"
 
     def interrupt(self) -> bool:
-        """Abort the running turn (bash trees die; every call still gets its result)."""
-        if not self.is_running():
+        """Abort the running turn (bash trees die; every call still gets its result), or the
+        activity outside a turn (``/compact``)."""
+        if self.run_task is not None and not self.run_task.done():
+            self.approver.abort()
+            self.runtime.agent.abort()
+        elif self.abort_activity is not None:
+            self.abort_activity()
+        else:
             return False
-        self.approver.abort()
-        self.runtime.agent.abort()
-        self.transcript.note("Aborting…", "yellow")
+        self.transcript.aborting = True
+        if self.plain:  # no live area: say it at once
+            self.transcript.note("Aborting…", "yellow")
+        self.screen.invalidate()
         return True
 
     def is_running(self) -> bool:
-        return self.run_task is not None and not self.run_task.done()
+        turn = self.run_task is not None and not self.run_task.done()
+        return turn or self.transcript.activity is not None
+
+    def _waiting_text(self) -> str:
+        """What a turn waits for before its first token: the model reading the prompt."""
+        runtime = self.runtime
+        tokens = runtime.compactor.context_tokens(list(runtime.agent.state.messages))
+        return f"{runtime.model.id} is reading the prompt (≈{count_tokens(tokens)} tokens)"
 
     def quit(self) -> None:
         self.interrupt()

@@ -12,10 +12,11 @@ import os
 from collections.abc import Callable
 from typing import Any, Final, Protocol
 
-from tether.ai import AssistantMessage, TextContent, UserMessage
+from tether.ai import AbortController, AssistantMessage, TextContent, UserMessage
 
 from ._runtime import CommandError, RunSettings, Runtime
 from ._terminal_output import Transcript
+from ._terminal_status import count_tokens
 from ._terminal_style import Styler
 
 __all__ = ["COMMANDS", "SlashCommands"]
@@ -48,6 +49,7 @@ class CommandHost(Protocol):
     runtime: Runtime
     transcript: Transcript
     styler: Styler
+    abort_activity: Callable[[], None] | None
 
     def is_running(self) -> bool: ...
     def quit(self) -> None: ...
@@ -210,20 +212,46 @@ class SlashCommands:
         self._say(f"New session {where}.", "green")
 
     def _compact(self, argument: str) -> None:
-        runtime = self.host.runtime
+        host, runtime = self.host, self.host.runtime
+        compactor, messages = runtime.compactor, list(runtime.agent.state.messages)
+        before, done = compactor.context_tokens(messages), compactor.compactions
+        controller = AbortController()
+        written = [""]
+
+        def progress(text: str) -> None:
+            written[0] = text
+
+        def describe() -> str:
+            so_far = len(written[0]) // 4
+            progress = f"summary ≈{count_tokens(so_far)} tokens so far" if so_far else "waiting"
+            return f"compacting ≈{count_tokens(before)} tokens with {runtime.model.id} · {progress}"
 
         async def compact() -> None:
-            compactor = runtime.compactor
-            before = compactor.compactions
             compactor.force_next = True
-            await compactor(list(runtime.agent.state.messages), None)
-            compactor.force_next = False
-            if compactor.compactions > before:
-                self._say("Compacted: the older part of the context is now a summary.", "green")
+            compactor.on_summary_text = progress
+            try:
+                await compactor(messages, controller.signal)
+            finally:
+                compactor.force_next = False
+                compactor.on_summary_text = None
+                host.abort_activity = None
+                host.transcript.end_activity()
+            if controller.signal.aborted:
+                self._say("Compaction aborted; the context is unchanged.", "yellow")
+            elif compactor.compactions > done:
+                after = compactor.context_tokens(messages)
+                self._say(
+                    f"Compacted: ≈{count_tokens(before)} → ≈{count_tokens(after)} tokens; the "
+                    "older part of the context is now a summary.",
+                    "green",
+                )
+            elif compactor.last_error is not None:
+                self._say(f"Compaction failed: {compactor.last_error}", "red")
             else:
                 self._say("Nothing to compact yet.")
 
-        self._say("Compacting…")
+        host.abort_activity = controller.abort
+        host.transcript.start_activity(describe)
         task = asyncio.ensure_future(compact())
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)

@@ -89,19 +89,26 @@ class Transcript:
         self.running = False
         self.on_change: Callable[[], None] = lambda: None
         """Called when something the live area shows changed at once (the first token)."""
+        self.aborting = False
+        """Esc was pressed: the live area says so until the run (or activity) has stopped."""
+        self.describe_wait: Callable[[], str] = lambda: "working"
+        """What a turn waits for before its first token (asked once per turn)."""
+        self.activity: Callable[[], str] | None = None
+        """Work outside a turn that the person waits for (``/compact``): its live text."""
+        self._activity_since = 0.0
         self._calls: dict[str, _RunningCall] = {}
         self._stream = _Stream()
         self._waiting_since: float | None = None
+        self._waiting_for = "working"
         self._collapsed: list[str] = []
 
     # -- events ----------------------------------------------------------------------------------
 
     def __call__(self, event: AgentEvent) -> None:
-        if isinstance(event, AgentStart):
+        if isinstance(event, AgentStart | TurnStart):
             self.running = True
             self._waiting_since = time.monotonic()
-        elif isinstance(event, TurnStart):
-            self._waiting_since = time.monotonic()
+            self._waiting_for = self.describe_wait()
         elif isinstance(event, MessageStart) and isinstance(event.message, UserMessage):
             self._delivered(event.message)
         elif isinstance(event, MessageUpdate):
@@ -118,8 +125,18 @@ class Transcript:
             self._end_call(event)
         elif isinstance(event, AgentEnd):
             self.running = False
+            self.aborting = False
             self._waiting_since = None
             self._calls.clear()
+
+    def start_activity(self, describe: Callable[[], str]) -> None:
+        """Show ``describe()`` with a clock in the live area until :meth:`end_activity`."""
+        self.activity, self._activity_since = describe, time.monotonic()
+        self.on_change()
+
+    def end_activity(self) -> None:
+        self.activity, self.aborting = None, False
+        self.on_change()
 
     def has_shown_call(self, tool_name: str) -> bool:
         """Whether a running call of ``tool_name`` has been shown: an approval is asked only
@@ -182,12 +199,18 @@ class Transcript:
             else:
                 elapsed = now - call.started
                 lines.append(styler.line(f"  {spin} {call.label}  {elapsed:.1f}s · Esc to abort"))
+        spin = SPINNER[int(now * 10) % len(SPINNER)]
+        hint = "" if self.aborting else " · Esc to abort"
         if self._waiting_since is not None and not self._calls and self.running:
-            spin = SPINNER[int(now * 10) % len(SPINNER)]
             waited = now - self._waiting_since
-            lines.append(styler.line(f"{spin} working {waited:.1f}s · Esc to abort", "cyan"))
+            lines.append(styler.line(f"{spin} {self._waiting_for}  {waited:.1f}s{hint}", "cyan"))
+        if self.activity is not None:
+            elapsed = now - self._activity_since
+            lines.append(styler.line(f"{spin} {self.activity()}  {elapsed:.1f}s{hint}", "cyan"))
         for kind, text in self.queued:
             lines.append(styler.line(f"⏳ queued ({kind}): {text}", "yellow"))
+        if self.aborting:  # below what still streams in, so it reads in order
+            lines.append(styler.line("⏹ Aborting… (running commands are being stopped)", "yellow"))
         return lines
 
     def user(self, text: str, note: str = "") -> None:

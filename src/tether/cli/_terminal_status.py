@@ -15,7 +15,7 @@ from tether.ai import AssistantMessage
 from ._runtime import Runtime
 from ._terminal_style import Styler
 
-__all__ = ["context_percent", "sandbox_state", "status_line", "tools_host"]
+__all__ = ["context_percent", "count_tokens", "sandbox_state", "status_line", "tools_host"]
 
 _SEPARATOR: Final = " · "
 
@@ -34,13 +34,22 @@ def tools_host(remote: str) -> str:
 
 
 def context_percent(runtime: Runtime) -> int:
-    """The last response's tokens (prompt and answer) in % of the model's window."""
-    for message in reversed(runtime.agent.state.messages):
+    """The last response's tokens (prompt and answer) in % of the model's window; after a
+    compaction that no response has followed yet, the estimate of the compacted context."""
+    messages = runtime.agent.state.messages
+    window = max(1, runtime.model.context_window)
+    compacted_at = runtime.compactor.compacted_at
+    for position in range(len(messages) - 1, -1, -1):
+        message = messages[position]
+        if compacted_at is not None and position < compacted_at:
+            break  # the newest response was before the newest summary
         if isinstance(message, AssistantMessage) and message.usage.input + message.usage.output:
             usage = message.usage
             used = usage.input + usage.cache_read + usage.cache_write + usage.output
-            return min(999, round(100 * used / max(1, runtime.model.context_window)))
-    return 0
+            return min(999, round(100 * used / window))
+    if compacted_at is None:
+        return 0
+    return min(999, round(100 * runtime.compactor.context_tokens(list(messages)) / window))
 
 
 def status_line(runtime: Runtime, styler: Styler, width: int) -> str:
@@ -65,7 +74,7 @@ def status_line(runtime: Runtime, styler: Styler, width: int) -> str:
         (model, "bold", 0),
         *([("offline demo model", "yellow", 1)] if runtime.model.api == "local" else []),
         (f"thinking {runtime.thinking or 'off'}", "", 3),
-        (f"↑{_count(tokens_in)} ↓{_count(tokens_out)}", "", 4),
+        (f"↑{count_tokens(tokens_in)} ↓{count_tokens(tokens_out)}", "", 4),
         (f"${cost:.3f}", "", 2),
         (f"ctx {percent}%", context_style, 0),
         (f"gate {gate}", "bold red" if gate == "yolo" else "", 0),
@@ -85,7 +94,8 @@ def status_line(runtime: Runtime, styler: Styler, width: int) -> str:
     return line
 
 
-def _count(tokens: int) -> str:
+def count_tokens(tokens: int) -> str:
+    """``1234`` as ``1.2k``, ``2500000`` as ``2.5M``."""
     if tokens >= 1_000_000:
         return f"{tokens / 1_000_000:.1f}M"
     if tokens >= 1_000:

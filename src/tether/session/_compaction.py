@@ -12,7 +12,7 @@ turn, never between a tool call and its result; the tail keeps about ``keep_rece
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from tether.ai import (
@@ -27,6 +27,7 @@ from tether.ai import (
     StreamFn,
     StreamOptions,
     TextContent,
+    TextDelta,
     ThinkingContent,
     ToolCall,
     ToolResultMessage,
@@ -102,6 +103,17 @@ class Compactor:
         self.force_next = False
         """Compact before the next request whatever the estimate (after a context overflow)."""
         self.compactions = 0
+        self.compacted_at: int | None = None
+        """How many messages the transcript had when the newest summary was made."""
+        self.last_error: str | None = None
+        """Why the newest attempt to summarise failed (``None`` after one that worked)."""
+        self.on_summary_text: Callable[[str], None] | None = None
+        """Called with the summary written so far while it streams (progress for a person)."""
+
+    def context_tokens(self, messages: list[Any]) -> int:
+        """The estimated tokens of the next request: the system prompt and the context as
+        compacted so far (the newest summary, then the kept messages)."""
+        return estimate_tokens([self.system_prompt, *self._view(messages)])
 
     async def __call__(self, messages: list[Any], signal: AbortSignal | None) -> list[Any]:
         view = self._view(messages)
@@ -115,11 +127,14 @@ class Compactor:
             return view
         try:
             summary = await self._summarise(view[:cut], signal)
-        except CompactionError:
+        except CompactionError as error:
+            self.last_error = str(error)
             return view
+        self.last_error = None
         self.summary = summary
         self.first_kept = view[cut]
         self.compactions += 1
+        self.compacted_at = len(messages)
         if self.session is not None:
             self.session.append(
                 CompactionEntry(
@@ -162,7 +177,11 @@ class Compactor:
         )
         options = StreamOptions(signal=signal, api_key=self.api_key)
         final: AssistantMessage | None = None
+        written = ""
         async for event in self.stream_fn(self.model, request, options):
+            if isinstance(event, TextDelta) and self.on_summary_text is not None:
+                written += event.delta
+                self.on_summary_text(written)
             if isinstance(event, StreamDone | StreamError):
                 final = event.message
         if final is None or final.stop_reason in ("error", "aborted") or not final.text().strip():
