@@ -23,7 +23,14 @@ from ._disclosure import (
     skill_content,
     skill_files,
 )
-from ._discovery import PROJECT_SKILL_DIRS, SkillRoot, SkillSet, discover_skills, skill_roots
+from ._discovery import (
+    PROJECT_SKILL_DIRS,
+    SkillRoot,
+    SkillSet,
+    discover_skills,
+    find_skill_files,
+    skill_roots,
+)
 from ._format import SKILL_FILE, Diagnostic, Skill, parse_skill
 from ._tools import LIST_SKILLS, SkillActivations, create_skill_tools
 from ._trust import TrustStore
@@ -43,6 +50,7 @@ __all__ = [
     "catalog_prompt",
     "create_skill_tools",
     "discover_skills",
+    "find_skill_files",
     "loaded_skill_names",
     "parse_skill",
     "preserved_skills",

@@ -14,13 +14,20 @@ disclosed to the model, and shadow nothing (a user skill of the same name stays 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from ._format import SKILL_FILE, Diagnostic, Scope, Skill, parse_skill
 from ._trust import TrustStore
 
-__all__ = ["PROJECT_SKILL_DIRS", "SkillRoot", "SkillSet", "discover_skills", "skill_roots"]
+__all__ = [
+    "PROJECT_SKILL_DIRS",
+    "SkillRoot",
+    "SkillSet",
+    "discover_skills",
+    "find_skill_files",
+    "skill_roots",
+]
 
 PROJECT_SKILL_DIRS = (".tether/skills", ".agents/skills", ".claude/skills")
 _SKIPPED_DIRS = frozenset({".git", "node_modules", "__pycache__"})
@@ -88,7 +95,7 @@ def discover_skills(
     found = SkillSet(workspace, trusted)
     winners: dict[str, Skill] = {}
     for root in roots if roots is not None else skill_roots(workspace):
-        for skill_file in _skill_files(root.path):
+        for skill_file in find_skill_files(root.path):
             skill, problems = parse_skill(skill_file, root.scope)
             found.diagnostics.extend(problems)
             if skill is None:
@@ -124,7 +131,7 @@ def _claim(
     return True
 
 
-def _skill_files(root: str) -> Iterable[str]:
+def find_skill_files(root: str) -> list[str]:
     """``<root>/<dir>/SKILL.md`` of each subdirectory that has one, by directory name."""
     try:
         with os.scandir(root) as entries:

@@ -307,7 +307,9 @@ def _metadata(values: dict[str, Any], lines: dict[str, int], problems: _Problems
         if not isinstance(key, str) or not isinstance(item, str):
             problems.warning(
                 lines["metadata"],
-                f"metadata {key!r}: {item!r} is not a string to a string; read as text",
+                f"metadata {key!r} has the value {item!r}, not a string; read as {str(item)!r}"
+                if isinstance(key, str)
+                else f"metadata key {key!r} is not a string; read as {str(key)!r}",
             )
         metadata[str(key)] = item if isinstance(item, str) else str(item)
     return metadata
