@@ -22,7 +22,7 @@ from tether import __version__
 
 from ._model_choice import EMBEDDED_MODEL_NOTE
 from ._runtime import CommandError, RunSettings, Runtime, build_runtime
-from ._slash_commands import COMMANDS, SlashCommands
+from ._slash_commands import COMMANDS, UNTRUSTED_SKILLS_NOTE, SlashCommands
 from ._terminal_approver import ApprovalSurface, InlineApprover
 from ._terminal_output import Transcript
 from ._terminal_status import sandbox_state, status_line
@@ -221,6 +221,11 @@ class InteractiveSession:
         )
         if runtime.model.api == "local":
             self.transcript.note(EMBEDDED_MODEL_NOTE[0].upper() + EMBEDDED_MODEL_NOTE[1:], "yellow")
+        untrusted = runtime.skills.activations.skills.untrusted if runtime.skills else []
+        if untrusted:
+            names = ", ".join(skill.name for skill in untrusted)
+            note = UNTRUSTED_SKILLS_NOTE.format(count=len(untrusted))
+            self.transcript.note(f"{note} ({names})", "yellow")
         if runtime.resumed:
             self.commands.replay()
 

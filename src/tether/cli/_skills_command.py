@@ -16,7 +16,7 @@ from typing import Any
 
 from ._runtime import CommandError
 
-__all__ = ["run_skills"]
+__all__ = ["run_skills", "skill_rows"]
 
 
 def run_skills(args: Any) -> int:
@@ -35,17 +35,28 @@ def run_skills(args: Any) -> int:
     return _list(found)
 
 
-def _list(found: Any) -> int:
+def skill_rows(found: Any) -> list[tuple[str, str]]:
+    """``(name, line)`` of every skill found, loadable ones first: name, scope, state and the
+    start of the description (``tether skills list`` and ``/skills``)."""
     rows = [(s, "ready") for s in found.skills.values()]
     rows += [(s, "untrusted") for s in found.untrusted]
-    if not rows:
-        print("No skills found. Where tether looks: docs/skills.md")
     width = max((len(skill.name) for skill, _ in rows), default=0)
+    lines = []
     for skill, state in rows:
         description = " ".join(skill.description.split())
         if len(description) > 70:
             description = description[:69] + "…"
-        print(f"{skill.name:<{width}}  {skill.scope:<7}  {state:<9}  {description}")
+        line = f"{skill.name:<{width}}  {skill.scope:<7}  {state:<9}  {description}"
+        lines.append((skill.name, line))
+    return lines
+
+
+def _list(found: Any) -> int:
+    rows = skill_rows(found)
+    if not rows:
+        print("No skills found. Where tether looks: docs/skills.md")
+    for _, line in rows:
+        print(line)
     if found.untrusted:
         print(
             f"\n{len(found.untrusted)} project skill(s) not loaded until you trust this "
