@@ -9,6 +9,7 @@ from tests.ai.providers.loopback import LoopbackServer
 from tests.skills.support import write_skill
 
 from .support import MODEL, TETHER, environment, text_reply, write_models_toml
+from .test_interactive import send
 from .tmux import TmuxPane
 
 
@@ -27,34 +28,29 @@ async def test_skills_and_skill_name_in_the_terminal(tmp_path, monkeypatch) -> N
             await pane.wait_for("ctx 0%")
             await pane.wait_for("1 project skill(s) are not loaded")
             assert "(house-rules)" in pane.history()
-            pane.type("/skills")
-            pane.send("Enter")
-            await pane.wait_for("house-rules    project  untrusted")
-            pane.type("/skill:house-rules")
-            pane.send("Enter")
-            await pane.wait_for("No skill named 'house-rules' here")
-            pane.type("/skill:release-notes for v2")
-            pane.send("Enter")
+            for typed, shown in [
+                ("/skills", "house-rules    project  untrusted"),
+                ("/skill:house-rules", "No skill named 'house-rules' here"),
+            ]:
+                await send(pane, typed)
+                await pane.wait_for(shown)
+            await send(pane, "/skill:release-notes for v2")
             await pane.wait_for("Notes ready.")
             await pane.wait_for("1 skill loaded")
             sent = server.requests[0].json()["messages"][-1]["content"]
             assert sent.startswith('<skill_content name="release-notes"')
             assert "Group the changes as Added and Fixed." in sent and sent.endswith("for v2")
-            pane.type("/skill:release-notes")
-            pane.send("Enter")
-            await pane.wait_for("Skill release-notes is already loaded")
-            pane.type("/skills trust")
-            pane.send("Enter")
-            await pane.wait_for("project skills loaded: house-rules.")
-            pane.type("hello")
-            pane.send("Enter")
-            await pane.wait_for("Hi.")
+            for typed, shown in [
+                ("/skill:release-notes", "Skill release-notes is already loaded"),
+                ("/skills trust", "project skills loaded: house-rules."),
+                ("hello", "Hi."),
+            ]:
+                await send(pane, typed)
+                await pane.wait_for(shown)
             assert "<name>house-rules</name>" in server.requests[1].json()["messages"][0]["content"]
-            await pane.wait_for(
-                "1 skill loaded", whole=False
-            )  # the resumed session still knows its skill
-            pane.type("/quit")
-            pane.send("Enter")
+            # the session goes on after the trust, and still knows its skill
+            await pane.wait_for("1 skill loaded", whole=False)
+            await send(pane, "/quit")
             await pane.wait_for("[exited] 0")
         finally:
             pane.close()

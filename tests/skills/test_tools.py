@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import pytest
+from tests.gate.test_gated_coding_tools import run
 
-from tether.agent import AgentContext, AgentLoopConfig, agent_loop
 from tether.ai import ToolResultMessage, UserMessage
-from tether.ai.faux import FauxModel, faux_message, faux_text, faux_tool_call
 from tether.gate import Gate, PathPolicy
 from tether.skills import (
     SkillActivations,
@@ -48,22 +46,6 @@ def skills_for(place: dict[str, Path]):
     return discover_skills(str(place["project"]), roots=roots, trust=TrustStore())
 
 
-async def run(tools: list[Any], gate: Gate, *calls: tuple[str, dict[str, Any]]) -> list[Any]:
-    steps = [faux_message(faux_tool_call(name, args)) for name, args in calls]
-    model = FauxModel([*steps, faux_text("done")])
-    stream = agent_loop(
-        [UserMessage("go")],
-        AgentContext("", [], tools),
-        AgentLoopConfig(
-            model=model.model,
-            stream_fn=model.stream,
-            before_tool_call=gate.before_tool_call,
-            after_tool_call=gate.after_tool_call,
-        ),
-    )
-    return [m for m in await stream.result() if isinstance(m, ToolResultMessage)]
-
-
 def text(result: ToolResultMessage) -> str:
     return "".join(block.text for block in result.content)
 
@@ -79,8 +61,8 @@ async def test_view_skill_returns_the_body_and_the_files_and_reading_one_needs_n
     tools.append(wrap_tool_definition(create_read_tool(str(place["project"]))))
     checklist = str(place["user"] / "deploy/references/checklist.md")
     listed, viewed, read = await run(
-        tools,
         gate,
+        tools,
         ("list_skills", {}),
         ("view_skill", {"name": "deploy"}),
         ("read", {"path": checklist}),
@@ -120,7 +102,7 @@ async def test_unknown_and_untrusted_names_get_the_same_answer(place):
     tools = [wrap_tool_definition(d) for d in create_skill_tools(activations)]
     gate = Gate("strict", workspace=str(place["project"]))
     untrusted, unknown = await run(
-        tools, gate, ("view_skill", {"name": "sneaky"}), ("view_skill", {"name": "nosuch"})
+        gate, tools, ("view_skill", {"name": "sneaky"}), ("view_skill", {"name": "nosuch"})
     )
     assert untrusted.is_error and unknown.is_error
     assert text(untrusted).replace("sneaky", "N") == text(unknown).replace("nosuch", "N")
@@ -136,7 +118,7 @@ async def test_a_second_view_of_the_same_skill_says_it_is_loaded(place):
     tools = [wrap_tool_definition(d) for d in create_skill_tools(activations)]
     gate = Gate("strict", workspace=str(place["project"]))
     first, second = await run(
-        tools, gate, ("view_skill", {"name": "deploy"}), ("view_skill", {"name": "deploy"})
+        gate, tools, ("view_skill", {"name": "deploy"}), ("view_skill", {"name": "deploy"})
     )
     assert "Read references/checklist.md first." in text(first)
     assert "already loaded" in text(second) and "checklist" not in text(second)

@@ -140,18 +140,16 @@ def _blocks(messages: Sequence[Any]) -> Iterable[tuple[str, str]]:
         if isinstance(message, ToolResultMessage):
             if message.tool_name != VIEW_SKILL or message.is_error:
                 continue
-            text = "".join(b.text for b in message.content if isinstance(b, TextContent))
+            blocks: Sequence[object] = message.content
         elif isinstance(message, UserMessage):
             content = message.content
-            text = (
-                content
-                if isinstance(content, str)
-                else "".join(b.text for b in content if isinstance(b, TextContent))
-            )
+            blocks = [TextContent(content)] if isinstance(content, str) else content
         else:
             continue
-        for match in _BLOCK.finditer(text):
-            yield match[1], match[0]
+        for block in blocks:
+            if isinstance(block, TextContent):
+                for match in _BLOCK.finditer(block.text):
+                    yield match[1], match[0]
 
 
 def _escape(text: str) -> str:

@@ -63,13 +63,7 @@ def create_skill_tools(activations: SkillActivations) -> list[ToolDefinition]:
     """``list_skills`` and ``view_skill`` over ``activations``' skills."""
     skills = activations.skills
 
-    async def list_skills(
-        tool_call_id: str,
-        params: Mapping[str, Any],
-        signal: AbortSignal,
-        on_update: UpdateCallback | None,
-        ctx: ToolContext,
-    ) -> AgentToolResult:
+    def list_skills(params: Mapping[str, Any]) -> AgentToolResult:
         lines = []
         for skill in skills.skills.values():
             mark = " (loaded)" if skill.name in activations.loaded else ""
@@ -77,13 +71,7 @@ def create_skill_tools(activations: SkillActivations) -> list[ToolDefinition]:
         text = "\n".join(lines) if lines else "No skills are installed."
         return AgentToolResult([TextContent(text)], details={"count": len(lines)})
 
-    async def view_skill(
-        tool_call_id: str,
-        params: Mapping[str, Any],
-        signal: AbortSignal,
-        on_update: UpdateCallback | None,
-        ctx: ToolContext,
-    ) -> AgentToolResult:
+    def view_skill(params: Mapping[str, Any]) -> AgentToolResult:
         name = str(params.get("name", ""))
         skill = skills.get(name)
         if skill is not None and name in activations.loaded:
@@ -100,37 +88,57 @@ def create_skill_tools(activations: SkillActivations) -> list[ToolDefinition]:
         details = {"name": name, "digest": skill.digest, "directory": skill.directory}
         return AgentToolResult([TextContent(content)], details=details)
 
+    name_parameter = {
+        "type": "string",
+        "description": "The skill's name, as the catalog or list_skills gives it.",
+        "x-review": Review.INCLUDE.value,
+    }
     return [
-        ToolDefinition(
-            name=LIST_SKILLS,
-            label="Skills",
-            description="List the skills there are: name and description of each (the system "
-            "prompt's catalog may be cut short).",
-            parameters={"type": "object", "properties": {}},
-            execute=list_skills,
-            prompt_snippet="List the available skills",
-            render_call=lambda args: "list_skills",
-            governance=_GOVERNANCE,
+        _definition(
+            LIST_SKILLS,
+            "Skills",
+            "List the skills there are: name and description of each (the system prompt's "
+            "catalog may be cut short).",
+            {"type": "object", "properties": {}},
+            list_skills,
+            "List the available skills",
         ),
-        ToolDefinition(
-            name=VIEW_SKILL,
-            label="Skill",
-            description="Load a skill's instructions by name: its body, its directory and the "
-            "list of its files (read them with read when the instructions refer to them).",
-            parameters={
-                "type": "object",
-                "properties": {
-                    "name": {
-                        "type": "string",
-                        "description": "The skill's name, as the catalog or list_skills gives it.",
-                        "x-review": Review.INCLUDE.value,
-                    }
-                },
-                "required": ["name"],
-            },
-            execute=view_skill,
-            prompt_snippet="Load a skill's instructions by name",
-            render_call=lambda args: f"view_skill {args.get('name', '?')}",
-            governance=_GOVERNANCE,
+        _definition(
+            VIEW_SKILL,
+            "Skill",
+            "Load a skill's instructions by name: its body, its directory and the list of its "
+            "files (read them with read when the instructions refer to them).",
+            {"type": "object", "properties": {"name": name_parameter}, "required": ["name"]},
+            view_skill,
+            "Load a skill's instructions by name",
         ),
     ]
+
+
+def _definition(
+    name: str,
+    label: str,
+    description: str,
+    parameters: dict[str, Any],
+    answer: Callable[[Mapping[str, Any]], AgentToolResult],
+    snippet: str,
+) -> ToolDefinition:
+    """A skill tool: ``answer(params)`` is all it does; it only reads what discovery loaded."""
+
+    async def execute(
+        tool_call_id: str,
+        params: Mapping[str, Any],
+        signal: AbortSignal,
+        on_update: UpdateCallback | None,
+        ctx: ToolContext,
+    ) -> AgentToolResult:
+        return answer(params)
+
+    def render_call(args: Any) -> str:
+        shown = args.get("name") if isinstance(args, Mapping) else None
+        return f"{name} {shown}" if isinstance(shown, str) else name
+
+    definition = ToolDefinition(name, label, description, parameters, execute)
+    definition.prompt_snippet, definition.render_call = snippet, render_call
+    definition.governance = _GOVERNANCE
+    return definition
