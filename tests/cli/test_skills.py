@@ -4,8 +4,10 @@ the session entry) and ``tether skills list|show|validate|trust``."""
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -190,3 +192,18 @@ async def test_show_prints_the_fields_files_and_body(home, project):
     assert done.stdout.rstrip().endswith("then run scripts/count.sh.")
     unknown = await run_tether("skills", "show", "nope", home=home, cwd=project)
     assert unknown.code == 2 and "no skill named 'nope'" in unknown.stderr
+
+
+async def test_help_names_the_skills_commands_and_parsing_loads_no_skill_code(home, project):
+    done = await run_tether("--help", home=home, cwd=project)
+    assert done.code == 0 and "tether skills list|show|validate|trust" in done.stdout
+    script = (
+        "import sys; from tether.cli import main\n"
+        "try: main(['--help'])\nexcept SystemExit: pass\n"
+        "print(sorted(m for m in sys.modules if m.startswith(('tether.skills', 'yaml'))))"
+    )
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-c", script, stdout=asyncio.subprocess.PIPE
+    )
+    out, _ = await process.communicate()
+    assert out.decode().splitlines()[-1] == "[]"

@@ -30,3 +30,19 @@ def test_a_remote_host_is_always_shown_and_a_local_run_says_so_while_there_is_ro
 def test_the_host_is_cut_from_the_remote_spec():
     assert tools_host("root@build-box:22:/home/root/project") == "root@build-box:22"
     assert tools_host("build-box") == "build-box"
+
+
+def test_loaded_skills_are_counted_once_there_are_any(tmp_path, monkeypatch):
+    from tests.skills.support import write_skill
+
+    monkeypatch.setenv("TETHER_HOME", str(tmp_path / "th"))
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    write_skill(tmp_path / "th" / "skills", "one")
+    write_skill(tmp_path / "th" / "skills", "two")
+    runtime = runtime_for(tmp_path)
+    assert runtime.skills is not None
+    assert "skill" not in line(runtime, 200)
+    runtime.skills.activate("one")
+    assert "1 skill loaded" in line(runtime, 200)
+    runtime.skills.activate("two")
+    assert "2 skills loaded" in line(runtime, 200)
