@@ -37,6 +37,8 @@ _NAME_CHARACTERS = re.compile(r"[a-z0-9-]+")
 _KNOWN_FIELDS = ("name", "description", "license", "compatibility", "metadata", "allowed-tools")
 _TOP_LEVEL_SCALAR = re.compile(r"^([A-Za-z][\w-]*):[ \t]+(.+?)[ \t]*$")
 _MAX_SKILL_BYTES = 1_000_000
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+"""Safe loading (no Python objects), with libyaml's speed where PyYAML was built with it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -185,7 +187,12 @@ def _load_front_matter(
 
 
 def _fields(front: str, problems: _Problems) -> tuple[dict[str, Any], dict[str, int]] | None:
-    node = yaml.compose(front, Loader=yaml.SafeLoader)
+    loader = _LOADER(front)
+    try:
+        node = loader.get_single_node()
+        values: Any = loader.construct_document(node) if node is not None else None
+    finally:
+        loader.dispose()
     if node is None:
         problems.error(2, "the front matter is empty (name and description are required)")
         return None
@@ -199,7 +206,6 @@ def _fields(front: str, problems: _Problems) -> tuple[dict[str, Any], dict[str, 
         if key in lines:
             problems.warning(line, f"field {key!r} is given twice; the last one counts")
         lines[key] = line
-    values = yaml.safe_load(front)
     return {str(k): v for k, v in values.items()}, lines
 
 
