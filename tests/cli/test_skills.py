@@ -207,3 +207,24 @@ async def test_help_names_the_skills_commands_and_parsing_loads_no_skill_code(ho
     )
     out, _ = await process.communicate()
     assert out.decode().splitlines()[-1] == "[]"
+
+
+async def test_neither_mcp_serve_nor_a_hand_offers_the_skill_tools(home, project):
+    from mcp import Client, StdioServerParameters
+
+    from .support import TETHER, environment
+
+    user_skill(home)
+    params = StdioServerParameters(
+        command=TETHER,
+        args=["mcp", "serve", "--cwd", str(project), "--no-sandbox"],
+        env=environment(home),
+        cwd=str(project),
+    )
+    async with Client(params) as client:
+        listing = await client.list_tools()
+    names = {tool.name for tool in listing.tools}
+    assert "read" in names and not names & {"list_skills", "view_skill"}
+    for command in (["mcp", "serve"], ["hand", "--stdio"]):
+        asked = await run_tether(*command, "--tools", "read,view_skill", home=home, cwd=project)
+        assert asked.code == 2 and "unknown tool(s) view_skill" in asked.stderr
