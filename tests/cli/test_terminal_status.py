@@ -55,3 +55,19 @@ async def test_context_use_follows_a_compaction_before_the_next_response(tmp_pat
     after = context_percent(runtime)
     expected = runtime.compactor.context_tokens(list(runtime.agent.state.messages))
     assert after == round(100 * expected / window) and after < before
+
+
+def test_loaded_skills_are_counted_once_there_are_any(tmp_path, monkeypatch):
+    from tests.skills.support import write_skill
+
+    monkeypatch.setenv("TETHER_HOME", str(tmp_path / "th"))
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    write_skill(tmp_path / "th" / "skills", "one")
+    write_skill(tmp_path / "th" / "skills", "two")
+    runtime = runtime_for(tmp_path)
+    assert runtime.skills is not None
+    assert "skill" not in line(runtime, 200)
+    runtime.skills.activate("one")
+    assert "1 skill loaded" in line(runtime, 200)
+    runtime.skills.activate("two")
+    assert "2 skills loaded" in line(runtime, 200)

@@ -323,6 +323,25 @@ def test_custom_agent_config_dirs_and_extra_protected(workspace: Path, home: Pat
     assert decision(policy, "deployment.md", "write") == "allow"
 
 
+def test_readable_directories_are_read_like_the_workspace(workspace: Path, home: Path) -> None:
+    skill = home / ".tether" / "skills" / "deploy"
+    (skill / "references").mkdir(parents=True)
+    (skill / "references" / "steps.md").write_text("1. tag\n")
+    (skill / "id_rsa").write_text("-----BEGIN OPENSSH PRIVATE KEY-----\n")
+    (skill / "escape").symlink_to(home / "notes.txt")
+    policy = PathPolicy(str(workspace), home=str(home), readable=[str(skill)])
+    assert policy.check(str(skill / "references" / "steps.md"), "read").reasons == (
+        "read inside a skill's directory — ~/.tether/skills/deploy/references/steps.md",
+    )
+    assert decision(policy, "~/.tether/skills/deploy/references/steps.md", "read") == "allow"
+    assert decision(policy, skill / "id_rsa", "read") == "deny"  # a secret stays a secret
+    assert decision(policy, skill / "escape", "read") == "approve"  # judged by its target
+    assert decision(policy, skill.parent / "other" / "SKILL.md", "read") == "approve"
+    assert decision(policy, skill / "references" / "steps.md", "write") == "deny"
+    without = PathPolicy(str(workspace), home=str(home))
+    assert decision(without, skill / "references" / "steps.md", "read") == "approve"
+
+
 # --- display ----------------------------------------------------------------------------------
 
 

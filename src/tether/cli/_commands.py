@@ -62,6 +62,10 @@ def run_command(args: Any) -> int:
         return _mcp(args)
     if args.command == "hand":
         return _hand(args)
+    if args.command == "skills":
+        from ._skills_command import run_skills
+
+        return run_skills(args)
     raise CommandError(f"unknown command {args.command!r}")
 
 

@@ -23,7 +23,7 @@ from tether import __version__
 
 from ._model_choice import EMBEDDED_MODEL_NOTE
 from ._runtime import CommandError, RunSettings, Runtime, build_runtime
-from ._slash_commands import COMMANDS, SlashCommands
+from ._slash_commands import COMMANDS, UNTRUSTED_SKILLS_NOTE, SlashCommands
 from ._terminal_approver import ApprovalSurface, InlineApprover
 from ._terminal_output import Transcript
 from ._terminal_status import count_tokens, sandbox_state, status_line
@@ -78,11 +78,13 @@ class InteractiveSession:
         self._banner()
         warm = asyncio.ensure_future(asyncio.to_thread(self._warm_up))
         notices = _LogNotices(self.transcript, asyncio.get_running_loop())
+        offer = asyncio.ensure_future(self._offer_trust())
         try:
             await self.screen.run()
         finally:
             notices.close()
             warm.cancel()
+            offer.cancel()
             if self.run_task is not None and not self.run_task.done():
                 self.runtime.agent.abort()
                 self.approver.abort()
@@ -245,6 +247,27 @@ class InteractiveSession:
             self.transcript.note(EMBEDDED_MODEL_NOTE[0].upper() + EMBEDDED_MODEL_NOTE[1:], "yellow")
         if runtime.resumed:
             self.commands.replay()
+
+    async def _offer_trust(self) -> None:
+        """Ask once, at the start, whether the workspace's own skills may load."""
+        skills = self.runtime.skills
+        untrusted = skills.activations.skills.untrusted if skills is not None else []
+        if not untrusted:
+            return
+        names = ", ".join(skill.name for skill in untrusted)
+        note = UNTRUSTED_SKILLS_NOTE.format(count=len(untrusted))
+        self.transcript.note(f"{note} ({names})", "yellow")
+        decision = await self.approver.surface.ask(
+            [
+                f"Trust this workspace's skills ({names})?",
+                "  y or a: trust it (remembered; tether skills trust --revoke undoes it) · "
+                "n or d: not now",
+            ]
+        )
+        if decision in ("allow_once", "allow_session"):
+            self.commands.run("/skills trust")
+        else:
+            self.transcript.note("Project skills stay unloaded; /skills trust loads them.", "dim")
 
     def _screen(self) -> Screen:
         if self.plain:

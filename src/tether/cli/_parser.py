@@ -28,6 +28,7 @@ commands:
   tether models                       known and configured models
   tether check-command 'CMD'          how the shell policy judges a command
   tether mcp serve|list|accept        tether's tools as an MCP server; configured MCP servers
+  tether skills list|show|validate|trust  Agent Skills here; trust the project's own
 
 In print and json modes nobody can answer an approval: a call that needs one is denied
 (fail closed) unless --gate yolo. Without --model: the configured default, else Anthropic or
@@ -54,7 +55,9 @@ files (config directory: $TETHER_HOME, else e.g. ~/.config/tether):
   models.toml     providers and models        config.toml   default model, MCP servers
   AGENTS.md       instructions for every run (also read from the project's directories)
 data (data directory: $TETHER_HOME, else e.g. ~/.local/share/tether; all private, 0600/0700):
-  sessions/  prompt_history  mcp-pins.json  mcp-logs/  mcp-token
+  sessions/  prompt_history  mcp-pins.json  mcp-logs/  mcp-token  trusted-workspaces.json
+skills: .tether/skills .agents/skills .claude/skills (project), $TETHER_HOME/skills
+  ~/.agents/skills (user); see docs/skills.md
 
 Every key and variable: docs/configuration.md.
 """
@@ -123,6 +126,7 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("id", metavar="ID")
     export.add_argument("--html", metavar="FILE", required=True)
     _add_mcp_commands(commands)
+    _add_skills_commands(commands)
     hand = commands.add_parser("hand", help="serve this host's governed tools to a caller")
     hand.add_argument("--stdio", action="store_true", required=True, help="JSON lines on stdio")
     hand.add_argument("--gate", choices=GATE_MODES, default="normal", help="gate mode (normal)")
@@ -152,3 +156,15 @@ def _add_mcp_commands(commands: argparse._SubParsersAction[argparse.ArgumentPars
     accept = actions.add_parser("accept", help="accept a server's current tool definitions")
     accept.add_argument("server", metavar="SERVER")
     accept.add_argument("tool", metavar="TOOL", nargs="?", help="only this tool")
+
+
+def _add_skills_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    skills = commands.add_parser("skills", help="list, show, validate or trust skills")
+    actions = skills.add_subparsers(dest="action", metavar="ACTION", required=True)
+    actions.add_parser("list", help="the skills found here, their scope and state")
+    show = actions.add_parser("show", help="one skill: fields, files and instructions")
+    show.add_argument("name", metavar="NAME")
+    validate = actions.add_parser("validate", help="every problem, with file and line")
+    validate.add_argument("path", metavar="PATH", nargs="?", help="default: every skill here")
+    trust = actions.add_parser("trust", help="let this workspace's own skills load")
+    trust.add_argument("--revoke", action="store_true", help="stop trusting this workspace")

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from tether.agent import Agent, AgentTool
 from tether.ai import AssistantMessage, Model, StreamFn, StreamOptions
-from tether.gate import Approver, Gate
+from tether.gate import Approver, Gate, PathPolicy
 from tether.session import (
     Compactor,
     ModelChangeEntry,
@@ -34,6 +34,7 @@ from tether.tools import (
 )
 
 from ._model_choice import CommandError, choose_model
+from ._skills_runtime import RunSkills, load_run_skills
 
 if TYPE_CHECKING:
     from tether.mcp import McpClients
@@ -79,6 +80,8 @@ class Runtime:
     detach: list[Any] = field(default_factory=list)
     remote: str | None = None
     """Where the tools run when not here: ``user@host[:port]:/path``."""
+    skills: RunSkills | None = None
+    """The run's skills (``None`` with ``--remote``)."""
 
     async def prompt(self, text: str) -> None:
         """Run ``text``; a context-overflow error compacts once and retries the turn."""
@@ -158,6 +161,11 @@ def build_runtime(
             tools_cwd, names=settings.tools, sandbox=settings.sandbox, operations=operations
         )
     }
+    from tether.skills import preserved_skills
+
+    messages = session.messages(preserve=preserved_skills) if session is not None else []
+    skills = load_run_skills(cwd, model, session, messages) if operations is None else None
+    definitions.update({d.name: d for d in skills.definitions} if skills is not None else {})
     tools: list[AgentTool] = [wrap_tool_definition(d) for d in definitions.values()]
     mcp_servers = _connect_mcp_servers()
     if mcp_servers is not None:
@@ -167,6 +175,7 @@ def build_runtime(
         approver,
         workspace=tools_cwd,
         path_resolver=operations,  # remote paths are resolved on the remote host
+        path_policy=_skills_path_policy(tools_cwd, skills),
         no_approver_hint=no_approver_hint,
     )
     if stream_fn is None:
@@ -174,24 +183,24 @@ def build_runtime(
 
         stream_fn = stream
     reasoning = None if thinking in (None, "off") else thinking
-    compactor = Compactor(session, model, stream_fn)
+    compactor = Compactor(session, model, stream_fn, preserve=preserved_skills)
     agent = Agent(
         model=model,
         stream_fn=stream_fn,
         system_prompt=settings.system_prompt or "",
         tools=tools,
-        messages=session.messages() if session is not None else [],
+        messages=messages,
         before_tool_call=gate.before_tool_call,
         after_tool_call=gate.after_tool_call,
         stream_options=StreamOptions(reasoning=reasoning),  # type: ignore[arg-type]
         transform_context=compactor,
-        **_prompt_builder(settings, tools_cwd, local=operations is None),
+        **_prompt_builder(settings, tools_cwd, local=operations is None, skills=skills),
     )
     compactor.system_prompt = agent.state.system_prompt
     runtime = Runtime(
         settings, model, thinking, agent, gate, definitions, session, compactor, resumed
     )
-    runtime.remote = remote
+    runtime.remote, runtime.skills = remote, skills
     if operations is not None:
         runtime.detach.append(operations.close_now)
     if mcp_servers is not None:
@@ -228,14 +237,26 @@ def _open_remote(spec: str) -> tuple[SSHOperations, str]:
         raise CommandError(f"--remote: {exc}") from None
 
 
-def _prompt_builder(settings: RunSettings, cwd: str, *, local: bool = True) -> dict[str, Any]:
-    """Context files are read from ``cwd`` only when it is on this machine."""
+def _skills_path_policy(cwd: str, skills: RunSkills | None) -> PathPolicy | None:
+    """The loaded skills' directories are read like the workspace and never written."""
+    if skills is None or not skills.directories:
+        return None
+    directories = skills.directories
+    return PathPolicy(os.path.realpath(cwd), readable=directories, extra_protected=directories)
+
+
+def _prompt_builder(
+    settings: RunSettings, cwd: str, *, local: bool = True, skills: RunSkills | None = None
+) -> dict[str, Any]:
+    """Context files are read from ``cwd`` only when it is on this machine; the skills catalog
+    comes before the person's ``--append-system-prompt``."""
     if settings.system_prompt is not None:
         return {}
+    sections = (skills.catalog if skills is not None else None, settings.append_system_prompt)
     builder = partial(
         build_system_prompt,
         cwd=cwd,
-        append=settings.append_system_prompt,
+        append="\n\n".join(s for s in sections if s) or None,
         context_files=find_context_files(cwd) if local else [],
     )
     return {"system_prompt_for": builder}

@@ -2,7 +2,9 @@
 
 ``/model``, ``/thinking`` and ``/gate`` change the running session (the choice is recorded in
 the session file); ``/new``, ``/resume`` and ``/fork`` replace the session; ``/compact``
-summarises the older part of the context now; ``/export`` writes the session as HTML.
+summarises the older part of the context now; ``/export`` writes the session as HTML;
+``/skills`` lists the skills (``/skills trust`` loads the workspace's own) and ``/skill:NAME``
+loads one into the conversation.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from ._terminal_output import Transcript
 from ._terminal_status import count_tokens
 from ._terminal_style import Styler
 
-__all__ = ["COMMANDS", "SlashCommands"]
+__all__ = ["COMMANDS", "UNTRUSTED_SKILLS_NOTE", "SlashCommands"]
 
 COMMANDS: Final = {
     "model": "Switch model: /model provider/id (without one: list models).",
@@ -31,6 +33,8 @@ COMMANDS: Final = {
     "fork": "Continue in a new session holding this one's history.",
     "compact": "Summarise the older part of the context now.",
     "export": "Write this session as one HTML page: /export [FILE].",
+    "skills": "The skills here and their state; /skills trust loads this workspace's own.",
+    "skill": "Load a skill into the conversation: /skill:NAME [what to do with it].",
     "new": "Start a new, empty session.",
     "help": "These commands and the keys.",
     "quit": "Leave tether (also Ctrl-D, or Ctrl-C twice).",
@@ -43,6 +47,10 @@ _GATE_MODES: Final = {
     "yolo": "everything the policies do not deny runs unasked, except forced confirmations",
 }
 _REPLAYED_MESSAGES: Final = 6
+UNTRUSTED_SKILLS_NOTE: Final = (
+    "{count} project skill(s) are not loaded: a repository's skills can tell the model to run "
+    "anything. Read them (tether skills show NAME), then /skills trust loads them."
+)
 
 
 class CommandHost(Protocol):
@@ -54,6 +62,7 @@ class CommandHost(Protocol):
     def is_running(self) -> bool: ...
     def quit(self) -> None: ...
     def replace_runtime(self, settings: RunSettings) -> Runtime: ...
+    def start(self, text: str) -> None: ...
     def settings_for(self, **changes: Any) -> RunSettings: ...
 
 
@@ -66,6 +75,8 @@ class SlashCommands:
     def run(self, line: str) -> None:
         name, _, argument = line[1:].strip().partition(" ")
         argument = argument.strip()
+        if name.startswith("skill:"):  # /skill:NAME [task]
+            name, argument = "skill", f"{name[len('skill:') :]} {argument}".strip()
         handler: Callable[[str], None] | None = getattr(self, f"_{name}", None)
         if name not in COMMANDS or handler is None:
             self._say(f"Unknown command /{name}; /help lists them.", "red")
@@ -268,6 +279,67 @@ class SlashCommands:
         with open_private(path) as handle:
             handle.write(session_html(session))
         self._say(f"Exported to {path}", "green")
+
+    def _skills(self, argument: str) -> None:
+        from ._skills_command import skill_rows
+
+        skills = self.host.runtime.skills
+        if skills is None:
+            raise CommandError("Skills are not loaded when the tools run on another host.")
+        found = skills.activations.skills
+        if argument == "trust":
+            self._trust_workspace()
+            return
+        if argument:
+            raise CommandError("Use /skills, or /skills trust.")
+        loaded = skills.activations.loaded
+        lines = [row + ("  ● loaded" if name in loaded else "") for name, row in skill_rows(found)]
+        self._show(lines or ["No skills found. Where tether looks: docs/skills.md"])
+        if found.untrusted:
+            self._say(UNTRUSTED_SKILLS_NOTE.format(count=len(found.untrusted)), "yellow")
+        elif lines:
+            self._say("Load one with /skill:NAME; the model loads them with view_skill.")
+
+    def _trust_workspace(self) -> None:
+        from tether.skills import TrustStore
+
+        runtime = self.host.runtime
+        TrustStore().trust(runtime.settings.cwd)
+        session = runtime.session
+        changes = {"session_path": session.path} if session is not None else {}
+        replaced = self.host.replace_runtime(self.host.settings_for(**changes))
+        assert replaced.skills is not None
+        project = [s.name for s in replaced.skills.activations.skills.skills.values()
+                   if s.scope == "project"]  # fmt: skip
+        self._say(
+            f"Trusted {runtime.settings.cwd}; project skills loaded: "
+            f"{', '.join(project) if project else 'none'}.",
+            "green",
+        )
+
+    def _skill(self, argument: str) -> None:
+        skills = self.host.runtime.skills
+        name, _, task = argument.partition(" ")
+        if not name:
+            raise CommandError(
+                "Name the skill: /skill:NAME [what to do with it]; /skills lists them."
+            )
+        if skills is None:
+            raise CommandError("Skills are not loaded when the tools run on another host.")
+        if name in skills.activations.loaded:
+            self._say(f"Skill {name} is already loaded in this conversation.")
+            if task.strip():
+                self.host.start(task.strip())
+            return
+        try:
+            content = skills.activate(name)
+        except LookupError:
+            raise CommandError(
+                f"No skill named {name!r} here; /skills lists them (a project's own load after "
+                "/skills trust)."
+            ) from None
+        self._say(f"Skill {name} loaded into the conversation.", "green")
+        self.host.start(f"{content}\n\n{task.strip()}" if task.strip() else content)
 
     # -- showing ---------------------------------------------------------------------------------
 

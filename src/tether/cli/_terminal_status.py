@@ -2,8 +2,9 @@
 
 Model and thinking level, tokens in/out, cost, context use in % of the model's window (yellow
 from 70 %, red from 90 %), gate mode, whether bash runs in the sandbox, where the tools run (this
-machine, or the ``--remote`` host), and the session. When the terminal is narrow, the session,
-tokens and cost go first; model, context, gate, sandbox and a remote host stay.
+machine, or the ``--remote`` host), how many skills the conversation loaded, and the session.
+When the terminal is narrow, the session, tokens and cost go first; model, context, gate,
+sandbox and a remote host stay.
 """
 
 from __future__ import annotations
@@ -80,6 +81,7 @@ def status_line(runtime: Runtime, styler: Styler, width: int) -> str:
         (f"gate {gate}", "bold red" if gate == "yolo" else "", 0),
         (sandbox, "green" if sandbox == "sandbox on" else "yellow", 0),
         (where, "bold cyan" if runtime.remote else "", 0 if runtime.remote else 1),
+        *([(_skills_loaded(loaded), "", 3)] if (loaded := _loaded_skills(runtime)) else []),
         (f"session {session_text}", "dim", 5),
     ]
     while len(_SEPARATOR.join(p[0] for p in parts)) > width - 1 and any(p[2] for p in parts):
@@ -92,6 +94,14 @@ def status_line(runtime: Runtime, styler: Styler, width: int) -> str:
         pieces.append((text, style))
     line = styler.join(pieces)
     return line
+
+
+def _loaded_skills(runtime: Runtime) -> int:
+    return len(runtime.skills.activations.loaded) if runtime.skills is not None else 0
+
+
+def _skills_loaded(count: int) -> str:
+    return f"{count} skill{'s' if count != 1 else ''} loaded"
 
 
 def count_tokens(tokens: int) -> str:

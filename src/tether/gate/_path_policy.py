@@ -7,7 +7,8 @@ prefix, so paths that do not exist yet are judged too). Containment is by path c
 
 - Secrets (private keys, ``.env`` files, credential stores, ``/etc/shadow``, ``/proc/*/environ``)
   are denied for reading and writing, whether named directly or reached through a symlink.
-- Reads inside the workspace are allowed; outside they need approval.
+- Reads inside the workspace are allowed; outside they need approval, except inside a
+  ``readable`` directory (the loaded skills'), which is read like the workspace.
 - Writes outside the workspace are denied, and so are writes inside it to files that run code or
   steer the agent later: shell start-up files, git hooks and git config, the agent's own
   configuration and any ``extra_protected`` path. The rest of what the bash sandbox keeps
@@ -123,7 +124,8 @@ class PathPolicy:
     ``home`` defaults to the current user's home directory (the resolver's, with one).
     ``agent_config_dirs`` replaces the default ``[<workspace>/.tether, ~/.tether]``;
     ``extra_protected`` adds paths (files or whole directories, relative to the workspace or
-    absolute) that may never be written.
+    absolute) that may never be written; ``readable`` adds directories read like the workspace
+    (without approval; secrets in them are still denied).
 
     With a ``resolver`` the workspace is a path on the resolver's host and no local file-system
     call decides anything: :meth:`judge` resolves, there, every path a check asks about before it
@@ -138,6 +140,7 @@ class PathPolicy:
         resolver: PathResolver | None = None,
         extra_protected: Sequence[str] = (),
         agent_config_dirs: Sequence[str] = (),
+        readable: Sequence[str] = (),
     ) -> None:
         if resolver is not None and not posixpath.isabs(workspace):
             raise ValueError(
@@ -148,6 +151,7 @@ class PathPolicy:
         self._home_given = None if home is None else posixpath.normpath(posixpath.abspath(home))
         self._config_dirs = tuple(agent_config_dirs)
         self._extra = tuple(extra_protected)
+        self._readable = tuple(readable)
         self._roots: _Roots | None = None
         if resolver is None:
             local_home = self._home_given or posixpath.normpath(os.path.expanduser("~"))
@@ -243,6 +247,7 @@ class PathPolicy:
             home_real,
             tuple(self._absolute(d, home) for d in config_dirs),
             tuple(self._absolute(p, home) for p in self._extra),
+            tuple(self._absolute(p, home) for p in self._readable),
         )
 
     async def _resolve_roots(self, resolver: PathResolver) -> str | None:
@@ -305,8 +310,9 @@ class PathPolicy:
 
     def _check_absolute(self, lexical: str, access: PathAccess, roots: _Roots) -> Verdict:
         protected = (*roots.agent_config, *roots.extra_protected) if access == "write" else ()
+        others = protected if access == "write" else roots.readable
         try:
-            resolved, *protected_real = self._real_paths((lexical, *protected))
+            resolved, *others_real = self._real_paths((lexical, *others))
         except (_Unresolved, OSError, ValueError) as error:
             return Verdict.deny(f"cannot resolve {_printable(lexical)}: {error}")
         shown = self._describe(lexical, resolved)
@@ -319,11 +325,13 @@ class PathPolicy:
         if access == "read":
             if inside:
                 return Verdict.allow(f"read inside the workspace — {shown}")
+            if _within_any(resolved, others_real):
+                return Verdict.allow(f"read inside a skill's directory — {shown}")
             return Verdict.approve(f"read outside the workspace — {shown}")
         if not inside:
             return Verdict.deny(f"write outside the workspace — {shown}")
         for form in forms:
-            rule = self._protected_rule(form, roots, protected_real)
+            rule = self._protected_rule(form, roots, others_real)
             if rule is not None:
                 return Verdict.deny(f"protected: {rule} — {shown}")
         rule = self._control_file_rule(forms)
@@ -419,6 +427,7 @@ class _Roots:
     home_real: str
     agent_config: tuple[str, ...]
     extra_protected: tuple[str, ...]
+    readable: tuple[str, ...] = ()
 
 
 @dataclass(slots=True)

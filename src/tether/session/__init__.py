@@ -6,7 +6,13 @@ appends entries (each line flushed before the call returns), rebuilds the contex
 current branch, branches and forks, and records a running :class:`~tether.agent.Agent`.
 """
 
-from ._compaction import SUMMARY_INSTRUCTIONS, CompactionError, Compactor, estimate_tokens
+from ._compaction import (
+    SUMMARY_INSTRUCTIONS,
+    CompactionError,
+    Compactor,
+    Preserve,
+    estimate_tokens,
+)
 from ._context_files import CONTEXT_FILE_NAMES, find_context_files
 from ._entries import (
     ApprovalEntry,
@@ -45,6 +51,7 @@ __all__ = [
     "LabelEntry",
     "MessageEntry",
     "ModelChangeEntry",
+    "Preserve",
     "Session",
     "SessionError",
     "SessionHeader",

@@ -7,6 +7,8 @@ on), and when that context's estimated tokens leave less than ``reserve_tokens``
 it asks the model for a summary of everything before a cut, writes a ``compaction`` entry (the
 file keeps every message) and sends the summary plus the tail. The cut falls at the start of a
 turn, never between a tool call and its result; the tail keeps about ``keep_recent_tokens``.
+What must survive a compaction (the loaded skills) is kept by ``preserve``: given the messages
+summarised away, it returns those to put right after the summary.
 """
 
 from __future__ import annotations
@@ -37,7 +39,16 @@ from tether.ai import (
 from ._entries import CompactionEntry, MessageEntry
 from ._session import Session, compaction_message
 
-__all__ = ["SUMMARY_INSTRUCTIONS", "CompactionError", "Compactor", "estimate_tokens"]
+__all__ = [
+    "SUMMARY_INSTRUCTIONS",
+    "CompactionError",
+    "Compactor",
+    "Preserve",
+    "estimate_tokens",
+]
+
+Preserve = Callable[[Sequence[Message]], list[Message]]
+"""Of the messages a compaction summarises away, those to keep after the summary."""
 
 SUMMARY_INSTRUCTIONS = """\
 You are summarising the first part of a coding session so that it can go on with only your \
@@ -89,8 +100,10 @@ class Compactor:
         reserve_tokens: int | None = None,
         keep_recent_tokens: int | None = None,
         api_key: str | None = None,
+        preserve: Preserve | None = None,
     ) -> None:
         self.session = session
+        self.preserve = preserve
         self.model = model
         self.stream_fn = stream_fn
         self.system_prompt = system_prompt
@@ -146,12 +159,14 @@ class Compactor:
         return self._view(messages)
 
     def _view(self, messages: list[Any]) -> list[Any]:
-        """The newest summary, then the transcript from the first kept message on."""
+        """The newest summary, what ``preserve`` keeps of the older messages, then the
+        transcript from the first kept message on."""
         if self.summary is None or self.first_kept is None:
             return list(messages)
         for position, message in enumerate(messages):
             if message is self.first_kept:
-                return [compaction_message(self.summary), *messages[position:]]
+                kept = self.preserve(messages[:position]) if self.preserve is not None else []
+                return [compaction_message(self.summary), *kept, *messages[position:]]
         return list(messages)
 
     def _cut(self, view: list[Any]) -> int | None:

@@ -15,7 +15,7 @@ import json
 import os
 import threading
 import uuid
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from datetime import UTC, datetime
 from typing import IO, Any
 
@@ -246,18 +246,24 @@ class Session:
         chain.reverse()
         return chain
 
-    def messages(self) -> list[Message]:
-        """The context along the branch: the last compaction on the path contributes its summary,
-        then the messages from its ``first_kept_entry_id`` on; without one, every message."""
+    def messages(
+        self, preserve: Callable[[Sequence[Message]], list[Message]] | None = None
+    ) -> list[Message]:
+        """The context along the branch: the last compaction on the path contributes its summary
+        (and what ``preserve`` keeps of the messages it replaced, as a :class:`Compactor` with
+        the same ``preserve`` does), then the messages from its ``first_kept_entry_id`` on;
+        without one, every message."""
         path = self.path_to()
         start = 0
         prefix: list[Message] = []
         for position in range(len(path) - 1, -1, -1):
             entry = path[position]
             if isinstance(entry, CompactionEntry):
-                prefix = [compaction_message(entry.summary)]
                 kept = _index_of(path, entry.first_kept_entry_id)
                 start = kept if kept is not None and kept < position else position + 1
+                older = [e.message for e in path[:start] if isinstance(e, MessageEntry)]
+                prefix = [compaction_message(entry.summary)]
+                prefix += preserve(older) if preserve is not None else []
                 break
         return prefix + [entry.message for entry in path[start:] if isinstance(entry, MessageEntry)]
 
