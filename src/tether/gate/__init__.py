@@ -38,7 +38,7 @@ from ._governance import (
     model_facing_schema,
     project_for_review,
 )
-from ._path_policy import SECRET_SEARCH_GLOBS, PathPolicy, PathResolver
+from ._path_policy import PathPolicy, PathResolver
 from ._protected_paths import (
     PROTECTED_DIRECTORIES,
     PROTECTED_FILES,
@@ -47,6 +47,7 @@ from ._protected_paths import (
 )
 from ._redaction import UntrustedBoundary, project_error, redact_secrets, sanitize_for_display
 from ._reviewer import ReviewAction, Reviewer, ReviewOutcome
+from ._secret_paths import SECRET_SEARCH_GLOBS, secret_path_rule
 from ._shell_policy import ShellPolicy
 from ._verdict import PolicyDecision, Verdict, strictest
 
@@ -88,5 +89,6 @@ __all__ = [
     "redact_secrets",
     "render_request",
     "sanitize_for_display",
+    "secret_path_rule",
     "strictest",
 ]
