@@ -15,8 +15,9 @@ best ``approve``, however harmless it looks.
 
 What is proved is what runs: the ``allow`` carries, as ``prepared["command"]``, the script
 regenerated from the command vectors the proof checked — every word single-quoted, ``; && || |``
-as separators, the ``/dev/null`` redirections spelled out, no comments — and the gate hands that
-to bash in place of the model's text.
+as separators, the ``/dev/null`` redirections spelled out, no comments, git with the state the
+model can write neutralised (:mod:`._git_neutral`) — and the gate hands that to bash in place of
+the model's text.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from typing import TYPE_CHECKING
 
 from tree_sitter import Node
 
+from ._git_neutral import neutralised_words
 from ._path_policy import SECRET_SEARCH_GLOBS
 from ._shell_budget import spend_entries
 from ._shell_options import Reading, read_arguments
@@ -171,10 +173,6 @@ def prove_read_only(root: Node, source: bytes, paths: Paths, path_policy: PathCh
     return Verdict("allow", tuple(reasons), {"command": script})
 
 
-def _quoted(word: str) -> str:
-    return "'" + word.replace("'", "'\\''") + "'"
-
-
 class _Prover:
     def __init__(self, source: bytes, paths: Paths, path_policy: PathChecks) -> None:
         self._source = source
@@ -304,7 +302,7 @@ class _Prover:
             raise _Refused(reading)
         self.files(name, reading)
         self.reasons.append(f"{self.current}: read-only, every file inside the workspace")
-        return " ".join([*(_quoted(word) for word in words), *redirects])
+        return " ".join([*neutralised_words(words, self._paths.workspace), *redirects])
 
     def word(self, node: Node) -> str:
         kind = node.type
