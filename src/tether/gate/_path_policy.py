@@ -114,6 +114,11 @@ class PathPolicy:
             )
 
     @property
+    def local(self) -> bool:
+        """Whether the workspace is on this machine (no resolver: paths are resolved here)."""
+        return self._resolver is None
+
+    @property
     def workspace(self) -> str:
         """The workspace with symlinks followed: resolved at construction, or with a resolver at
         the first :meth:`judge` (until then as given)."""

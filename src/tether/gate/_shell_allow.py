@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING
 from tree_sitter import Node
 
 from ._git_neutral import neutralised_words
+from ._git_secrets import history_refusal
 from ._path_policy import SECRET_SEARCH_GLOBS
 from ._shell_budget import spend_entries
 from ._shell_options import Reading, read_arguments
@@ -68,6 +69,11 @@ class PathChecks:
         if verdict is None:
             verdict = self._verdicts[key] = self._policy.check(path, access)
         return verdict
+
+    @property
+    def local(self) -> bool:
+        """The files are on this machine (the policy resolves paths here)."""
+        return self._policy.local
 
     def secret_in_tree(self, directory: str, skipped: frozenset[str] | None = None) -> str | None:
         """What makes a search of ``directory`` unprovable: a secret file or a symlink leading
@@ -301,6 +307,10 @@ class _Prover:
         if isinstance(reading, str):
             raise _Refused(reading)
         self.files(name, reading)
+        if name == "git":
+            refusal = history_refusal(args, self._paths.workspace, local=self._policy.local)
+            if refusal is not None:
+                raise _Refused(refusal)
         self.reasons.append(f"{self.current}: read-only, every file inside the workspace")
         return " ".join([*neutralised_words(words, self._paths.workspace), *redirects])
 
