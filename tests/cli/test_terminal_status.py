@@ -30,3 +30,17 @@ def test_a_remote_host_is_always_shown_and_a_local_run_says_so_while_there_is_ro
 def test_the_host_is_cut_from_the_remote_spec():
     assert tools_host("root@build-box:22:/home/root/project") == "root@build-box:22"
     assert tools_host("build-box") == "build-box"
+
+
+def test_the_status_line_says_which_guards_are_on(tmp_path, monkeypatch):
+    from tether.tools.operations._sandbox import BubblewrapSandbox
+
+    monkeypatch.setattr(BubblewrapSandbox, "available", staticmethod(lambda: False))
+    runtime = runtime_for(tmp_path)
+    assert "sandbox off, no jail: proof alone" in line(runtime, 200)
+    assert "no jail: proof alone" in line(runtime, 60)
+    monkeypatch.setattr(BubblewrapSandbox, "available", staticmethod(lambda: True))
+    settings = RunSettings(cwd=str(tmp_path), no_session=True, sandbox=False)
+    faux = FauxModel([])
+    jailed = build_runtime(settings, None, model=faux.model, stream_fn=faux.stream)
+    assert "sandbox off, jail on" in line(jailed, 200)

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 
 from ._git_neutral import GIT_NEUTRAL_ENVIRONMENT, GIT_NEUTRAL_OPTIONS
 from ._secret_paths import secret_path_rule
+from ._shell_budget import off_the_clock
 
 __all__ = ["LISTING_TIMEOUT", "committed_secrets", "history_refusal"]
 
@@ -113,7 +114,8 @@ def committed_secrets(workspace: str) -> tuple[str, ...]:
         cached = _CACHE.get(git_dir)
     if cached is not None and cached.fingerprint == fingerprint:
         return cached.secrets
-    listing = _Listing(fingerprint, _list_secrets(workspace))
+    with off_the_clock():
+        listing = _Listing(fingerprint, _list_secrets(workspace))
     with _LOCK:
         _CACHE[git_dir] = listing
     return listing.secrets
