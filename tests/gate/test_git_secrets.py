@@ -156,3 +156,20 @@ def test_a_repository_that_cannot_be_listed_counts_as_holding_a_secret(tmp_path:
     (broken / ".git" / "packed-refs").write_text("nonsense\n")
     decision, reasons, _ = classify("git log -p", broken)
     assert decision == "approve" and "history not listed" in reasons
+
+
+def test_a_committed_npmrc_is_a_secret_only_when_it_held_a_token(tmp_path: Path) -> None:
+    settings = new_repo(tmp_path / "settings")
+    (settings / ".npmrc").write_text("engine-strict=true\n")
+    git(settings, "add", ".npmrc")
+    git(settings, "commit", "-qm", "npm settings")
+    assert classify("git log -p", settings)[0] == "allow"
+    token = new_repo(tmp_path / "token")
+    (token / "web").mkdir()
+    (token / "web" / ".npmrc").write_text("//registry.npmjs.org/:_authToken=npm_abc\n")
+    git(token, "add", "web/.npmrc")
+    git(token, "commit", "-qm", "token")
+    (token / "web" / ".npmrc").write_text("engine-strict=true\n")
+    git(token, "commit", "-qam", "token gone")
+    decision, reasons, _ = classify("git log -p", token)
+    assert decision == "approve" and "web/.npmrc" in reasons

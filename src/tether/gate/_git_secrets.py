@@ -27,7 +27,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ._git_neutral import GIT_NEUTRAL_ENVIRONMENT, GIT_NEUTRAL_OPTIONS
-from ._secret_paths import secret_path_rule
+from ._secret_paths import CONDITIONAL_SECRET_NAMES, holds_credentials, secret_path_rule
 from ._shell_budget import off_the_clock
 
 __all__ = ["LISTING_TIMEOUT", "committed_secrets", "history_refusal"]
@@ -252,10 +252,13 @@ def _list_secrets(workspace: str) -> tuple[str, ...]:
             return ()
         return (f"(history not listed: git exited with {listing.returncode})",)
     paths: set[bytes] = set()
+    conditional: dict[bytes, bytes] = {}
     for line in listing.stdout.splitlines():
         object_id, space, path = line.partition(b" ")
         if space and path:
             paths.add(path)
+            if path.rpartition(b"/")[2].decode("utf-8", "replace") in CONDITIONAL_SECRET_NAMES:
+                conditional[object_id] = path
         elif not _is_object_id(object_id.decode("ascii", "replace")):
             paths.add(line)  # the rest of a path with a newline in it
     secrets: set[str] = set()
@@ -263,4 +266,39 @@ def _list_secrets(workspace: str) -> tuple[str, ...]:
         text = raw.decode("utf-8", "surrogateescape")
         if secret_path_rule(text) is not None:
             secrets.add(text)
+    secrets.update(_holding_credentials(workspace, environment, conditional))
     return tuple(sorted(secrets))
+
+
+def _holding_credentials(
+    workspace: str, environment: dict[str, str], blobs: dict[bytes, bytes]
+) -> set[str]:
+    """The paths of ``blobs`` (committed ``.npmrc`` versions) whose content holds credentials;
+    all of them when they cannot be read."""
+    if not blobs:
+        return set()
+    shown = {path.decode("utf-8", "surrogateescape") for path in blobs.values()}
+    try:
+        read = subprocess.run(
+            ["git", *GIT_NEUTRAL_OPTIONS, "cat-file", "--batch"],
+            cwd=workspace, env=environment, input=b"\n".join(blobs) + b"\n",
+            capture_output=True, timeout=LISTING_TIMEOUT, check=False,
+        )  # fmt: skip
+    except (OSError, subprocess.TimeoutExpired):
+        return shown
+    if read.returncode != 0:
+        return shown
+    found: set[str] = set()
+    output = read.stdout
+    position = 0
+    while position < len(output):
+        header_end = output.find(b"\n", position)
+        header = output[position:header_end].split()
+        if header_end < 0 or len(header) != 3 or not header[2].isdigit():
+            return shown
+        size = int(header[2])
+        body = output[header_end + 1 : header_end + 1 + size]
+        if holds_credentials(body.decode("utf-8", "replace")) and header[0] in blobs:
+            found.add(blobs[header[0]].decode("utf-8", "surrogateescape"))
+        position = header_end + 1 + size + 1
+    return found

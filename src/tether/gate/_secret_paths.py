@@ -18,7 +18,7 @@ Deliberate choices:
 - ``credentials`` with no extension or a data one (``credentials.json``, ``.yml``, ``.ini``, ...)
   anywhere; ``credentials.py`` is code. ``.netrc``, ``.pypirc``, ``.pgpass``, ``.git-credentials``,
   ``.vault-token`` anywhere; ``.npmrc`` only in the home directory (projects commit one for its
-  settings — the sandbox masks a project's ``.npmrc`` that holds a token, by its content).
+  settings — one that holds a token is a secret by its content: :func:`holds_credentials`).
 """
 
 from __future__ import annotations
@@ -28,7 +28,12 @@ import re
 from collections.abc import Sequence
 from pathlib import PurePosixPath
 
-__all__ = ["SECRET_SEARCH_GLOBS", "secret_path_rule"]
+__all__ = [
+    "CONDITIONAL_SECRET_NAMES",
+    "SECRET_SEARCH_GLOBS",
+    "holds_credentials",
+    "secret_path_rule",
+]
 
 _PRIVATE_KEY_SUFFIXES = (".key", ".p12", ".pfx", ".jks", ".keystore")
 _PEM = ".pem"
@@ -99,6 +104,19 @@ def secret_path_rule(path: str, *, homes: Sequence[str] = ()) -> str | None:
     if len(parts) > 2 and parts[0] == "/" and parts[1] == "proc" and name in _PROC_SECRETS:
         return "process memory or environment"
     return None
+
+
+CONDITIONAL_SECRET_NAMES = frozenset({".npmrc"})
+"""Files that are a secret by what they hold (:func:`holds_credentials`), not by their name:
+the sandbox masks such a file in the workspace, and the history check reads its committed
+versions."""
+_REGISTRY_CREDENTIAL = re.compile(r"(?m)^\s*[^#;\s]*(?:_authToken|_auth|_password)\s*=")
+
+
+def holds_credentials(text: str) -> bool:
+    """Whether the text of a :data:`CONDITIONAL_SECRET_NAMES` file (an ``.npmrc``) holds a
+    registry token or password."""
+    return _REGISTRY_CREDENTIAL.search(text) is not None
 
 
 def _is_private_key(name: str) -> bool:

@@ -22,16 +22,17 @@ from __future__ import annotations
 
 import contextlib
 import os
-import re
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from tether.gate import (
+    CONDITIONAL_SECRET_NAMES,
     PROTECTED_DIRECTORIES,
     PROTECTED_FILES,
     PROTECTED_ROOT_NAMES,
     PathPolicy,
+    holds_credentials,
     protected_workspace_rule,
     secret_path_rule,
 )
@@ -131,7 +132,7 @@ def _is_secret(policy: PathPolicy, relative: str, entry: os.DirEntry[str]) -> bo
         return True
     if entry.is_symlink() and _denied_as_secret(policy, entry.path):
         return True
-    return entry.name == ".npmrc" and _holds_npm_credentials(entry.path)
+    return entry.name in CONDITIONAL_SECRET_NAMES and _holds_credentials(entry.path)
 
 
 def _denied_as_secret(policy: PathPolicy, path: str) -> bool:
@@ -139,15 +140,12 @@ def _denied_as_secret(policy: PathPolicy, path: str) -> bool:
     return verdict.decision == "deny" and any(r.startswith("secret") for r in verdict.reasons)
 
 
-_NPM_CREDENTIAL = re.compile(r"(?m)^\s*[^#;\s]*(?:_authToken|_auth|_password)\s*=")
-
-
-def _holds_npm_credentials(path: str) -> bool:
+def _holds_credentials(path: str) -> bool:
     """A project's ``.npmrc`` is often committed for its settings (the path policy lets it be
     read); one that holds a registry token or password is masked like any secret."""
     try:
         with open(path, encoding="utf-8", errors="replace") as file:
-            return _NPM_CREDENTIAL.search(file.read(65536)) is not None
+            return holds_credentials(file.read(65536))
     except OSError:
         return False
 
