@@ -11,7 +11,9 @@ worktree's ``HEAD``, the reflogs, the stashes and the index: ``git rev-list --ob
 was cannot be told, and a blob that was staged and unstaged again is in no commit at all.
 
 Cheap: the listing runs once per state of the refs — a fingerprint of the files under the git
-directory that change when a ref, a reflog or the index does — and is cached; a repository
+directory that change when a ref, a reflog or the index does — and is cached; after the first
+one, a listing walks only what the previous one's ref tips did not reach (``--not`` them: a
+blob those reached was judged then, under its first path); a repository
 that cannot be listed (git missing, too slow: :data:`LISTING_TIMEOUT`) counts as holding a
 secret. Commands that print no content (``status``, ``log --oneline``, ``ls-files``, ...) are
 never refused; a log-like command is content unless every option it has is one that only
@@ -24,7 +26,7 @@ import os
 import subprocess
 import threading
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ._git_neutral import GIT_NEUTRAL_ENVIRONMENT, GIT_NEUTRAL_OPTIONS
 from ._secret_paths import CONDITIONAL_SECRET_NAMES, holds_credentials, secret_path_rule
@@ -70,7 +72,10 @@ _SEPARATE_VALUES = _words(
 class _Listing:
     fingerprint: tuple[tuple[str, int, int, int], ...]
     secrets: tuple[str, ...]
-    """Secret paths the repository has tracked, sorted; ``("?",)``-like reasons when unknown."""
+    """Secret paths the repository has tracked, sorted; ``("(history not listed: …)",)`` when
+    that cannot be told."""
+    tips: bytes
+    """The ref tips the listing started from (the next one excludes what they reach)."""
 
 
 _CACHE: dict[str, _Listing] = {}
@@ -115,7 +120,7 @@ def committed_secrets(workspace: str) -> tuple[str, ...]:
     if cached is not None and cached.fingerprint == fingerprint:
         return cached.secrets
     with off_the_clock():
-        listing = _Listing(fingerprint, _list_secrets(workspace))
+        listing = replace(_list_secrets(workspace, cached), fingerprint=fingerprint)
     with _LOCK:
         _CACHE[git_dir] = listing
     return listing.secrets
@@ -226,34 +231,62 @@ def _stat_tree(path: str, found: list[tuple[str, int, int, int]]) -> None:
                 continue
 
 
-def _list_secrets(workspace: str) -> tuple[str, ...]:
-    command = [
-        "git", *GIT_NEUTRAL_OPTIONS, "rev-list", "--objects", "--all", "--reflog",
-        "--indexed-objects",
-    ]  # fmt: skip
+def _list_secrets(workspace: str, previous: _Listing | None) -> _Listing:
+    """List what the refs reach now; after a ``previous`` listing only what its ref tips did
+    not reach (what they reached was judged then, and a secret once tracked stays counted)."""
     environment = {**os.environ, **dict(GIT_NEUTRAL_ENVIRONMENT)}
     environment["GIT_CEILING_DIRECTORIES"] = os.path.dirname(os.path.normpath(workspace))
+    known = previous if previous is not None and not _unknown(previous.secrets) else None
     try:
-        listing = subprocess.run(
-            command,
-            cwd=workspace,
-            env=environment,
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            timeout=LISTING_TIMEOUT,
-            check=False,
+        tips = _git(workspace, environment, ["for-each-ref", "--format=%(objectname)"], b"")
+        tips = b"\n".join(sorted(set(tips.split())))
+        exclude = b"".join(b"^" + tip + b"\n" for tip in known.tips.split()) if known else b""
+        listed = _git(
+            workspace,
+            environment,
+            ["rev-list", "--objects", "--all", "--reflog", "--indexed-objects", "--stdin"],
+            exclude,
         )
+    except _ListingFailed as failed:
+        if "does not have any commits" in str(failed):
+            return _Listing((), (), b"")
+        return _Listing((), (f"(history not listed: {failed})",), b"")
+    found = _secrets_in(listed, workspace, environment)
+    if known is not None:
+        found.update(known.secrets)
+    return _Listing((), tuple(sorted(found)), tips)
+
+
+class _ListingFailed(Exception):
+    pass
+
+
+def _unknown(secrets: Sequence[str]) -> bool:
+    return any(secret.startswith("(history not listed") for secret in secrets)
+
+
+def _git(workspace: str, environment: dict[str, str], args: list[str], stdin: bytes) -> bytes:
+    try:
+        done = subprocess.run(
+            ["git", *GIT_NEUTRAL_OPTIONS, *args],
+            cwd=workspace, env=environment, input=stdin, capture_output=True,
+            timeout=LISTING_TIMEOUT, check=False,
+        )  # fmt: skip
     except subprocess.TimeoutExpired:
-        return (f"(history not listed within {LISTING_TIMEOUT:g}s)",)
+        raise _ListingFailed(f"not within {LISTING_TIMEOUT:g}s") from None
     except OSError as error:
-        return (f"(history not listed: {error.strerror or error})",)
-    if listing.returncode != 0:
-        if not listing.stdout and b"does not have any commits" in listing.stderr:
-            return ()
-        return (f"(history not listed: git exited with {listing.returncode})",)
+        raise _ListingFailed(str(error.strerror or error)) from None
+    if done.returncode != 0:
+        why = done.stderr.decode("utf-8", "replace").strip().splitlines()
+        raise _ListingFailed(f"git exited with {done.returncode}: {why[0] if why else ''}")
+    return done.stdout
+
+
+def _secrets_in(listed: bytes, workspace: str, environment: dict[str, str]) -> set[str]:
+    """The secret paths among the ``rev-list --objects`` lines ``listed``."""
     paths: set[bytes] = set()
     conditional: dict[bytes, bytes] = {}
-    for line in listing.stdout.splitlines():
+    for line in listed.splitlines():
         object_id, space, path = line.partition(b" ")
         if space and path:
             paths.add(path)
@@ -267,7 +300,7 @@ def _list_secrets(workspace: str) -> tuple[str, ...]:
         if secret_path_rule(text) is not None:
             secrets.add(text)
     secrets.update(_holding_credentials(workspace, environment, conditional))
-    return tuple(sorted(secrets))
+    return secrets
 
 
 def _holding_credentials(
@@ -279,17 +312,10 @@ def _holding_credentials(
         return set()
     shown = {path.decode("utf-8", "surrogateescape") for path in blobs.values()}
     try:
-        read = subprocess.run(
-            ["git", *GIT_NEUTRAL_OPTIONS, "cat-file", "--batch"],
-            cwd=workspace, env=environment, input=b"\n".join(blobs) + b"\n",
-            capture_output=True, timeout=LISTING_TIMEOUT, check=False,
-        )  # fmt: skip
-    except (OSError, subprocess.TimeoutExpired):
-        return shown
-    if read.returncode != 0:
+        output = _git(workspace, environment, ["cat-file", "--batch"], b"\n".join(blobs) + b"\n")
+    except _ListingFailed:
         return shown
     found: set[str] = set()
-    output = read.stdout
     position = 0
     while position < len(output):
         header_end = output.find(b"\n", position)
