@@ -11,28 +11,23 @@ import pytest
 
 from tether.gate import PathPolicy, ShellPolicy
 
-
-def git(repo: Path, *args: str) -> None:
-    subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True)
+if __package__:
+    from .git_repos import git, new_repo
+else:
+    from git_repos import git, new_repo
 
 
 @pytest.fixture
 def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A repository with one commit and a change, and a global config that would show."""
     home = tmp_path / "home"
     home.mkdir()
     monkeypatch.setenv("HOME", str(home))
     for name in ("GIT_CONFIG_GLOBAL", "GIT_CONFIG_NOSYSTEM", "GIT_CEILING_DIRECTORIES"):
         monkeypatch.delenv(name, raising=False)
     (home / ".gitconfig").write_text("[format]\n\tpretty = tformat:GLOBAL-CONFIG-%h\n")
-    path = tmp_path / "repo"
-    path.mkdir()
-    git(path, "init", "-q")
-    git(path, "config", "user.email", "a@b.c")
-    git(path, "config", "user.name", "A")
-    (path / "a.txt").write_text("one\n")
-    git(path, "add", "a.txt")
-    git(path, "commit", "-qm", "first")
-    (path / "a.txt").write_text("two\n")
+    path = new_repo(tmp_path / "repo")
+    (path / "README.md").write_text("changed\n")
     return path
 
 
@@ -67,7 +62,7 @@ def test_global_configuration_is_not_read(repo: Path) -> None:
         ).stdout
     )  # the global file is really there
     shown = run_allowed("git log", repo)
-    assert shown.returncode == 0 and "first" in shown.stdout
+    assert shown.returncode == 0 and "readme" in shown.stdout
     assert "GLOBAL-CONFIG" not in shown.stdout
 
 
@@ -89,5 +84,5 @@ def test_git_does_not_find_a_repository_above_the_workspace(repo: Path) -> None:
     inner.mkdir()
     (inner / "b.txt").write_text("b\n")
     outside_view = run_allowed("git log", inner)
-    assert outside_view.returncode != 0 and "first" not in outside_view.stdout
+    assert outside_view.returncode != 0 and "readme" not in outside_view.stdout
     assert "not a git repository" in outside_view.stderr

@@ -12,25 +12,12 @@ import pytest
 
 from tether.gate import PathPolicy, ShellPolicy
 
+if __package__:
+    from .git_repos import git, new_repo
+else:
+    from git_repos import git, new_repo
+
 SECRET = "API_KEY=sk-committed-0123456789abcdef"
-
-
-def git(repo: Path, *args: str, stdin: str | None = None) -> str:
-    return subprocess.run(
-        ["git", "-C", str(repo), *args],
-        check=True, capture_output=True, text=True, input=stdin,
-    ).stdout.strip()  # fmt: skip
-
-
-def new_repo(path: Path) -> Path:
-    path.mkdir()
-    git(path, "init", "-q")
-    git(path, "config", "user.email", "a@b.c")
-    git(path, "config", "user.name", "A")
-    (path / "README.md").write_text("readme\n")
-    git(path, "add", "README.md")
-    git(path, "commit", "-qm", "readme")
-    return path
 
 
 @pytest.fixture

@@ -14,10 +14,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.gate.test_gated_coding_tools import run as run_calls
 
-from tether.agent import AgentContext, AgentLoopConfig, agent_loop
-from tether.ai import ToolResultMessage, UserMessage
-from tether.ai.faux import FauxModel, faux_message, faux_text, faux_tool_call
+from tether.ai import ToolResultMessage
 from tether.gate import Gate, Mode, ScriptedApprover, ShellPolicy, Verdict
 from tether.tools import create_bash_tool, wrap_tool_definition
 from tether.tools.operations._local_exec import LocalExecOperations
@@ -30,10 +29,10 @@ pytestmark = pytest.mark.skipif(
 
 @pytest.fixture
 def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    path = tmp_path / "home"
-    path.mkdir()
-    monkeypatch.setenv("HOME", str(path))
-    return path
+    """An empty ``$HOME``: after a jailed command it must still be empty."""
+    (tmp_path / "home").mkdir()
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    return tmp_path / "home"
 
 
 @pytest.fixture
@@ -118,19 +117,7 @@ async def test_the_jail_masks_secrets_and_has_no_network(
 
 
 async def run(gate: Gate, tool: Any, *calls: dict[str, Any]) -> list[ToolResultMessage]:
-    fm = FauxModel([faux_message(*[faux_tool_call("bash", a) for a in calls]), faux_text("ok")])
-    stream = agent_loop(
-        [UserMessage("go")],
-        AgentContext("", [], [tool]),
-        AgentLoopConfig(
-            model=fm.model,
-            stream_fn=fm.stream,
-            before_tool_call=gate.before_tool_call,
-            after_tool_call=gate.after_tool_call,
-            tool_execution="sequential",
-        ),
-    )
-    return [m for m in await stream.result() if isinstance(m, ToolResultMessage)]
+    return await run_calls(gate, [tool], *[("bash", call) for call in calls])
 
 
 class _WrongProof(ShellPolicy):
