@@ -70,6 +70,7 @@ def _timed(function: object, repeat: int) -> list[float]:
 
 
 def _measure(name: str, repo: Path, repeat: int) -> list[str]:
+    wait = git_secrets.LISTING_WAIT
     for key, value in (("user.email", "b@e.nch"), ("user.name", "Bench")):
         subprocess.run(["git", "-C", str(repo), "config", key, value], check=True)
     count = subprocess.run(
@@ -87,7 +88,11 @@ def _measure(name: str, repo: Path, repeat: int) -> list[str]:
 
     def cold() -> tuple[str, ...]:
         git_secrets._CACHE.clear()
-        return git_secrets.committed_secrets(str(repo))
+        git_secrets.LISTING_WAIT = git_secrets.LISTING_TIMEOUT  # the whole listing
+        try:
+            return git_secrets.committed_secrets(str(repo))
+        finally:
+            git_secrets.LISTING_WAIT = wait
 
     cold_ms = _timed(cold, max(3, repeat // 5))
     found = cold()
@@ -112,6 +117,8 @@ def _measure(name: str, repo: Path, repeat: int) -> list[str]:
     def classify_cold() -> None:
         git_secrets._CACHE.clear()
         policy.classify("git log -p")
+        for job in list(git_secrets._JOBS.values()):
+            job.done.wait()  # the background listing is not part of this classify
 
     log_p_cold = _timed(classify_cold, max(3, repeat // 5))
     log_p_warm = _timed(lambda: policy.classify("git log -p"), repeat)
@@ -143,7 +150,8 @@ def main() -> None:
         f"cold of {max(3, args.repeat // 5)} runs, warm of {args.repeat}.",
         "",
         "| repository | commits | objects | cold listing ms | after a new commit ms "
-        "| warm check ms | classify `git log -p` cold ms | warm ms | `git log --oneline` ms "
+        "| warm check ms | classify `git log -p` cold ms (waits ≤ LISTING_WAIT) | warm ms "
+        "| `git log --oneline` ms "
         "| verdict: found |",
         "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|",
     ]
@@ -162,9 +170,11 @@ def main() -> None:
         "",
         "The cold listing is paid once per repository and process; after a change of the refs "
         "(a commit, a checkout, a fetch, `git add`) only the new objects are listed. It runs "
-        "off the classify budget's clock, bounded by "
-        f"`LISTING_TIMEOUT` ({git_secrets.LISTING_TIMEOUT:g} s: past it the repository counts "
-        "as holding a secret). Every other history-reading command pays the warm check: a stat "
+        "off the classify budget's clock; a classify waits for it at most "
+        f"`LISTING_WAIT` ({git_secrets.LISTING_WAIT:g} s), then it goes on in the background and "
+        "history-reading commands are `approve` until it is done (`LISTING_TIMEOUT`, "
+        f"{git_secrets.LISTING_TIMEOUT:g} s: past it the repository counts as holding a secret). "
+        "Every other history-reading command pays the warm check: a stat "
         "of HEAD, the index, packed-refs and the files under refs/ and logs/.",
     ]
     text = "\n".join(rows) + "\n"

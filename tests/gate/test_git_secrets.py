@@ -160,3 +160,18 @@ def test_a_committed_npmrc_is_a_secret_only_when_it_held_a_token(tmp_path: Path)
     git(token, "commit", "-qam", "token gone")
     decision, reasons, _ = classify("git log -p", token)
     assert decision == "approve" and "web/.npmrc" in reasons
+
+
+def test_a_slow_listing_goes_on_in_the_background_and_asks_meanwhile(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tether.gate import _git_secrets
+
+    clean = new_repo(tmp_path / "slow")
+    monkeypatch.setattr(_git_secrets, "LISTING_WAIT", 0.0)
+    decision, reasons, _ = classify("git log -p", clean)
+    job = _git_secrets._JOBS[os.path.realpath(clean / ".git")]
+    if not job.done.is_set():  # the listing may beat a zero wait; when it does not:
+        assert decision == "approve" and "history still being listed" in reasons, reasons
+    assert job.done.wait(60)
+    assert classify("git log -p", clean)[0] == "allow"

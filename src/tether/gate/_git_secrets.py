@@ -15,8 +15,10 @@ directory that change when a ref, a reflog or the index does — and is cached; 
 one, a listing walks only what the previous one's ref tips did not reach (``--not`` them: a
 blob those reached was judged then, under its first path); a repository
 that cannot be listed (git missing, too slow: :data:`LISTING_TIMEOUT`) counts as holding a
-secret. Commands that print no content (``status``, ``log --oneline``, ``ls-files``, ...) are
-never refused; a log-like command is content unless every option it has is one that only
+secret, and so does one whose listing takes longer than :data:`LISTING_WAIT` — while it goes on
+in the background (the first history-reading commands in a huge repository need a person).
+Commands that print no content (``status``, ``log --oneline``, ``ls-files``, ...) are never
+refused; a log-like command is content unless every option it has is one that only
 selects or formats commits (:data:`_NO_CONTENT_OPTIONS`).
 """
 
@@ -27,15 +29,20 @@ import subprocess
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from typing import TypeAlias
 
 from ._git_neutral import GIT_NEUTRAL_ENVIRONMENT, GIT_NEUTRAL_OPTIONS
 from ._secret_paths import CONDITIONAL_SECRET_NAMES, holds_credentials, secret_path_rule
 from ._shell_budget import off_the_clock
 
-__all__ = ["LISTING_TIMEOUT", "committed_secrets", "history_refusal"]
+__all__ = ["LISTING_TIMEOUT", "LISTING_WAIT", "committed_secrets", "history_refusal"]
 
-LISTING_TIMEOUT = 20.0
-"""Seconds the listing of a repository's history may take before it counts as holding a secret."""
+LISTING_TIMEOUT = 600.0
+"""Seconds the listing of a repository's history may take before it counts as holding a secret
+(until the refs change)."""
+LISTING_WAIT = 2.0
+"""Seconds a ``classify`` waits for a listing; past them the listing goes on in the background
+and the command is ``approve`` ("history still being listed")."""
 
 
 def _words(text: str) -> frozenset[str]:
@@ -68,9 +75,12 @@ _SEPARATE_VALUES = _words(
 )
 
 
+_Fingerprint: TypeAlias = tuple[tuple[str, int, int, int], ...]
+
+
 @dataclass(frozen=True, slots=True)
 class _Listing:
-    fingerprint: tuple[tuple[str, int, int, int], ...]
+    fingerprint: _Fingerprint
     secrets: tuple[str, ...]
     """Secret paths the repository has tracked, sorted; ``("(history not listed: …)",)`` when
     that cannot be told."""
@@ -79,6 +89,7 @@ class _Listing:
 
 
 _CACHE: dict[str, _Listing] = {}
+_JOBS: dict[str, _Job] = {}
 _LOCK = threading.Lock()
 
 
@@ -101,6 +112,11 @@ def history_refusal(args: Sequence[str], workspace: str | None, *, local: bool) 
     found = committed_secrets(workspace)
     if not found:
         return None
+    if _unknown(found):
+        return (
+            f"the repository's history is not checked for committed secrets yet {found[0]}, "
+            f"and git {subcommand} can print from it"
+        )
     shown = ", ".join(found[:3]) + (f" and {len(found) - 3} more" if len(found) > 3 else "")
     return (
         f"the repository has tracked {shown} (secret), which git {subcommand} can print from "
@@ -110,20 +126,49 @@ def history_refusal(args: Sequence[str], workspace: str | None, *, local: bool) 
 
 def committed_secrets(workspace: str) -> tuple[str, ...]:
     """The secret paths the git repository at ``workspace`` (its ``.git``) has ever tracked,
-    or why that cannot be told (then non-empty too); ``()`` when it is not a repository."""
+    or why that cannot be told (then non-empty too); ``()`` when it is not a repository.
+
+    A listing that is not done within :data:`LISTING_WAIT` goes on in the background, and until
+    it is done the answer is that the history is still being listed (a secret, for the caller)."""
     git_dir = _git_dir(workspace)
     if git_dir is None:
         return ()
     fingerprint = _fingerprint(git_dir)
     with _LOCK:
         cached = _CACHE.get(git_dir)
-    if cached is not None and cached.fingerprint == fingerprint:
-        return cached.secrets
+        if cached is not None and cached.fingerprint == fingerprint:
+            return cached.secrets
+        job = _JOBS.get(git_dir)
+        if job is None or job.done.is_set():
+            job = _JOBS[git_dir] = _Job(git_dir, workspace, fingerprint, cached)
     with off_the_clock():
-        listing = replace(_list_secrets(workspace, cached), fingerprint=fingerprint)
-    with _LOCK:
-        _CACHE[git_dir] = listing
-    return listing.secrets
+        finished = job.done.wait(LISTING_WAIT)
+    if finished and job.fingerprint == fingerprint and job.listing is not None:
+        return job.listing.secrets
+    return ("(history still being listed)",)
+
+
+class _Job:
+    """One listing of a repository, in a thread of its own; its result goes to the cache."""
+
+    def __init__(
+        self, git_dir: str, workspace: str, fingerprint: _Fingerprint, previous: _Listing | None
+    ) -> None:
+        self.fingerprint = fingerprint
+        self.listing: _Listing | None = None
+        self.done = threading.Event()
+        self._arguments = (git_dir, workspace, previous)
+        threading.Thread(target=self._run, name="tether-git-secrets", daemon=True).start()
+
+    def _run(self) -> None:
+        git_dir, workspace, previous = self._arguments
+        try:
+            listing = replace(_list_secrets(workspace, previous), fingerprint=self.fingerprint)
+        except Exception as error:  # a bug: the repository counts as holding a secret
+            listing = _Listing(self.fingerprint, (f"(history not listed: {error!r})",), b"")
+        with _LOCK:
+            _CACHE[git_dir] = self.listing = listing
+        self.done.set()
 
 
 def _subcommand(args: Sequence[str]) -> tuple[str | None, list[str]]:
@@ -199,7 +244,7 @@ def _git_dir(workspace: str) -> str | None:
     return os.path.realpath(os.path.join(workspace, line[7:].strip()))
 
 
-def _fingerprint(git_dir: str) -> tuple[tuple[str, int, int, int], ...]:
+def _fingerprint(git_dir: str) -> _Fingerprint:
     """What changes whenever a ref, a reflog, the index or a worktree's ``HEAD`` does: the
     stat of each of those files (in the worktree's own and the common git directory)."""
     directories = [git_dir]
@@ -262,7 +307,7 @@ class _ListingFailed(Exception):
 
 
 def _unknown(secrets: Sequence[str]) -> bool:
-    return any(secret.startswith("(history not listed") for secret in secrets)
+    return any(secret.startswith("(history ") for secret in secrets)
 
 
 def _git(workspace: str, environment: dict[str, str], args: list[str], stdin: bytes) -> bytes:
