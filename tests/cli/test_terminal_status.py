@@ -71,3 +71,17 @@ def test_loaded_skills_are_counted_once_there_are_any(tmp_path, monkeypatch):
     assert "1 skill loaded" in line(runtime, 200)
     runtime.skills.activate("two")
     assert "2 skills loaded" in line(runtime, 200)
+
+
+def test_the_status_line_says_which_guards_are_on(tmp_path, monkeypatch):
+    from tether.tools.operations._sandbox import BubblewrapSandbox
+
+    monkeypatch.setattr(BubblewrapSandbox, "available", staticmethod(lambda: False))
+    runtime = runtime_for(tmp_path)
+    assert "sandbox off, no jail: proof alone" in line(runtime, 200)
+    assert "no jail: proof alone" in line(runtime, 60)
+    monkeypatch.setattr(BubblewrapSandbox, "available", staticmethod(lambda: True))
+    settings = RunSettings(cwd=str(tmp_path), no_session=True, sandbox=False)
+    faux = FauxModel([])
+    jailed = build_runtime(settings, None, model=faux.model, stream_fn=faux.stream)
+    assert "sandbox off, jail on" in line(jailed, 200)

@@ -119,10 +119,25 @@ def _hand(args: Any) -> int:
 
 def _check_command(script: str, workspace: str | None) -> int:
     """The gate's own ``check-command`` (same output and exit status: 0 allow, 1 approve,
-    2 deny), with this directory as the workspace unless one is given."""
+    2 deny), with this directory as the workspace unless one is given; for an ``allow``, one
+    more line says whether the bash tool would run it in the read-only jail or on the proof
+    alone (no bubblewrap), so a person can see which guards are on."""
+    from tether.gate.__main__ import EXIT_STATUS
     from tether.gate.__main__ import main as gate_main
 
-    return gate_main(["check-command", "--workspace", workspace or os.getcwd(), "--", script])
+    where = workspace or os.getcwd()
+    status = gate_main(["check-command", "--workspace", where, "--", script])
+    if status == EXIT_STATUS["allow"]:
+        print(_jail_line(where))
+    return status
+
+
+def _jail_line(workspace: str) -> str:
+    from tether.tools import create_bash_tool
+
+    if create_bash_tool(workspace, sandbox=False).metadata.get("read_only_jail"):
+        return "guard: runs in the read-only jail (bubblewrap): nothing writable, no network"
+    return "guard: no read-only jail (bubblewrap is not available): the proof alone decides"
 
 
 def _models() -> int:

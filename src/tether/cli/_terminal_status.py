@@ -1,7 +1,8 @@
 """The status line: what guards are active and what the session costs, always in view.
 
 Model and thinking level, tokens in/out, cost, context use in % of the model's window (yellow
-from 70 %, red from 90 %), gate mode, whether bash runs in the sandbox, where the tools run (this
+from 70 %, red from 90 %), gate mode, whether bash runs in the sandbox (and, when not, whether
+commands the shell policy allowed still run in the read-only jail), where the tools run (this
 machine, or the ``--remote`` host), how many skills the conversation loaded, and the session.
 When the terminal is narrow, the session, tokens and cost go first; model, context, gate,
 sandbox and a remote host stay.
@@ -22,10 +23,16 @@ _SEPARATOR: Final = " · "
 
 
 def sandbox_state(runtime: Runtime) -> str:
+    """``sandbox on`` (allowed commands in the read-only jail too), or ``sandbox off`` with
+    whether allowed commands still run in the jail or on the proof alone (no bubblewrap)."""
     bash = runtime.definitions.get("bash")
     if bash is None:
         return "no bash"
-    return "sandbox on" if bash.metadata.get("sandboxed") else "sandbox off"
+    if bash.metadata.get("sandboxed"):
+        return "sandbox on"
+    if bash.metadata.get("read_only_jail"):
+        return "sandbox off, jail on"
+    return "sandbox off, no jail: proof alone"
 
 
 def tools_host(remote: str) -> str:

@@ -38,7 +38,7 @@ from ._governance import (
     model_facing_schema,
     project_for_review,
 )
-from ._path_policy import SECRET_SEARCH_GLOBS, PathPolicy, PathResolver
+from ._path_policy import PathPolicy, PathResolver
 from ._protected_paths import (
     PROTECTED_DIRECTORIES,
     PROTECTED_FILES,
@@ -47,10 +47,17 @@ from ._protected_paths import (
 )
 from ._redaction import UntrustedBoundary, project_error, redact_secrets, sanitize_for_display
 from ._reviewer import ReviewAction, Reviewer, ReviewOutcome
+from ._secret_paths import (
+    CONDITIONAL_SECRET_NAMES,
+    SECRET_SEARCH_GLOBS,
+    holds_credentials,
+    secret_path_rule,
+)
 from ._shell_policy import ShellPolicy
 from ._verdict import PolicyDecision, Verdict, strictest
 
 __all__ = [
+    "CONDITIONAL_SECRET_NAMES",
     "PROTECTED_DIRECTORIES",
     "PROTECTED_FILES",
     "PROTECTED_ROOT_NAMES",
@@ -81,6 +88,7 @@ __all__ = [
     "Verdict",
     "action_digest",
     "govern",
+    "holds_credentials",
     "model_facing_schema",
     "project_error",
     "project_for_review",
@@ -88,5 +96,6 @@ __all__ = [
     "redact_secrets",
     "render_request",
     "sanitize_for_display",
+    "secret_path_rule",
     "strictest",
 ]

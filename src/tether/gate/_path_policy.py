@@ -5,8 +5,9 @@ joined to the workspace, ``..`` and symlinks resolved with ``realpath`` (which r
 prefix, so paths that do not exist yet are judged too). Containment is by path components:
 ``/work/project_evil`` is not inside ``/work/project``.
 
-- Secrets (private keys, ``.env`` files, credential stores, ``/etc/shadow``, ``/proc/*/environ``)
-  are denied for reading and writing, whether named directly or reached through a symlink.
+- Secrets (:func:`tether.gate.secret_path_rule`, the one list: private keys, ``.env`` files,
+  credential stores, ``/etc/shadow``, ``/proc/*/environ``) are denied for reading and writing,
+  whether named directly or reached through a symlink.
 - Reads inside the workspace are allowed; outside they need approval, except inside a
   ``readable`` directory (the loaded skills'), which is read like the workspace.
 - Writes outside the workspace are denied, and so are writes inside it to files that run code or
@@ -33,40 +34,13 @@ from pathlib import PurePosixPath
 from typing import Literal, Protocol, TypeAlias
 
 from tether.gate._protected_paths import protected_workspace_rule
+from tether.gate._secret_paths import SECRET_SEARCH_GLOBS, secret_path_rule
 from tether.gate._verdict import Verdict, strictest
 
 __all__ = ["RESOLVE_TIMEOUT", "SECRET_SEARCH_GLOBS", "PathAccess", "PathPolicy", "PathResolver"]
 
 PathAccess: TypeAlias = Literal["read", "write"]
 
-_PRIVATE_KEY_NAMES = frozenset(
-    {"id_rsa", "id_dsa", "id_ecdsa", "id_ed25519", "id_ecdsa_sk", "id_ed25519_sk"}
-)
-_PRIVATE_KEY_SUFFIXES = (".pem", ".key", ".p12", ".pfx")
-_SSH_NON_SECRETS = frozenset(
-    {"config", "known_hosts", "known_hosts.old", "authorized_keys", "authorized_keys2"}
-)
-_ENV_TEMPLATE_SUFFIXES = frozenset({"example", "sample", "template", "dist"})
-_CREDENTIAL_FILES: tuple[tuple[str, ...], ...] = (
-    (".aws", "credentials"),
-    (".aws", "config"),
-    (".netrc",),
-    (".pgpass",),
-    (".git-credentials",),
-    (".docker", "config.json"),
-    (".kube", "config"),
-    (".config", "gh", "hosts.yml"),
-    (".pypirc",),
-)
-_HOME_CREDENTIAL_FILES = (".npmrc",)
-"""Only a secret in the home directory: projects commonly commit an ``.npmrc`` with settings."""
-_CREDENTIAL_DIRS = frozenset({".gnupg", ".password-store"})
-_SSH_DIR = ".ssh"
-_SYSTEM_SECRETS = frozenset(
-    {"/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/gshadow-", "/etc/sudoers"}
-)
-_SYSTEM_SECRET_DIRS = ("/etc/sudoers.d",)
-_PROC_SECRETS = frozenset({"environ", "mem"})
 _SHELL_STARTUP_FILES = frozenset(
     {
         ".bashrc",
@@ -82,22 +56,6 @@ _SHELL_STARTUP_FILES = frozenset(
     }
 )
 _GIT_CONFIG_FILES = frozenset({"config", "config.worktree"})
-
-
-def _secret_search_globs() -> tuple[str, ...]:
-    names = [*sorted(_PRIVATE_KEY_NAMES), *(f"*{suffix}" for suffix in _PRIVATE_KEY_SUFFIXES)]
-    names += [".env", ".env.*", _SSH_DIR, *sorted(_CREDENTIAL_DIRS)]
-    for parts in _CREDENTIAL_FILES:
-        names.append(parts[0] if len(parts) == 1 else "**/" + "/".join(parts))
-    return tuple(names)
-
-
-SECRET_SEARCH_GLOBS: tuple[str, ...] = _secret_search_globs()
-"""What a search of a directory (grep) must never read, from this policy's own lists of
-secrets: globs in ripgrep's syntax, to be matched case-insensitively, where one without a slash
-names a file or a directory at any depth. Wider than the policy where a glob cannot be as
-precise (``.env.*`` takes ``.env.example`` along, ``.ssh`` its ``known_hosts``); a search of one
-file named explicitly is the policy's call."""
 
 
 class PathResolver(Protocol):
@@ -160,16 +118,15 @@ class PathPolicy:
             )
 
     @property
+    def local(self) -> bool:
+        """Whether the workspace is on this machine (no resolver: paths are resolved here)."""
+        return self._resolver is None
+
+    @property
     def workspace(self) -> str:
         """The workspace with symlinks followed: resolved at construction, or with a resolver at
         the first :meth:`judge` (until then as given)."""
         return self._roots.workspace_real if self._roots is not None else self._workspace
-
-    @property
-    def local(self) -> bool:
-        """Whether the tools run on this machine (no resolver): only then may a check look at
-        this machine's files (a directory's entries, a glob's matches, a user's home)."""
-        return self._resolver is None
 
     @property
     def home(self) -> str | None:
@@ -355,32 +312,7 @@ class PathPolicy:
         return asked if asked == target else f"{asked} → {target}"
 
     def _secret_rule(self, path: str, roots: _Roots) -> str | None:
-        parts = tuple(part.casefold() for part in PurePosixPath(path).parts)
-        name = parts[-1]
-        parent = parts[-2] if len(parts) > 1 else ""
-        if name in _PRIVATE_KEY_NAMES or name.endswith(_PRIVATE_KEY_SUFFIXES):
-            return "private key"
-        if parent == _SSH_DIR and not name.endswith(".pub") and name not in _SSH_NON_SECRETS:
-            return "ssh key material"
-        if name == ".env" or (
-            name.startswith(".env.") and name.rsplit(".", 1)[1] not in _ENV_TEMPLATE_SUFFIXES
-        ):
-            return "environment file"
-        if any(parts[-len(suffix) :] == suffix for suffix in _CREDENTIAL_FILES):
-            return "credential store"
-        if _CREDENTIAL_DIRS.intersection(parts):
-            return "credential store"
-        if name in _HOME_CREDENTIAL_FILES and posixpath.dirname(path) in (
-            roots.home,
-            roots.home_real,
-        ):
-            return "credential store"
-        folded = path.casefold()
-        if folded in _SYSTEM_SECRETS or any(_is_within(folded, d) for d in _SYSTEM_SECRET_DIRS):
-            return "system credential file"
-        if len(parts) > 2 and parts[1] == "proc" and name in _PROC_SECRETS:
-            return "process memory or environment"
-        return None
+        return secret_path_rule(path, homes=(roots.home, roots.home_real))
 
     def _protected_rule(
         self, path: str, roots: _Roots, protected_real: Sequence[str]

@@ -15,8 +15,9 @@ best ``approve``, however harmless it looks.
 
 What is proved is what runs: the ``allow`` carries, as ``prepared["command"]``, the script
 regenerated from the command vectors the proof checked — every word single-quoted, ``; && || |``
-as separators, the ``/dev/null`` redirections spelled out, no comments — and the gate hands that
-to bash in place of the model's text.
+as separators, the ``/dev/null`` redirections spelled out, no comments, git with the state the
+model can write neutralised (:mod:`._git_neutral`) — and the gate hands that to bash in place of
+the model's text.
 """
 
 from __future__ import annotations
@@ -28,6 +29,8 @@ from typing import TYPE_CHECKING
 
 from tree_sitter import Node
 
+from ._git_neutral import neutralised_words
+from ._git_secrets import history_refusal
 from ._path_policy import SECRET_SEARCH_GLOBS
 from ._shell_budget import spend_entries
 from ._shell_options import Reading, read_arguments
@@ -66,6 +69,11 @@ class PathChecks:
         if verdict is None:
             verdict = self._verdicts[key] = self._policy.check(path, access)
         return verdict
+
+    @property
+    def local(self) -> bool:
+        """The files are on this machine (the policy resolves paths here)."""
+        return self._policy.local
 
     def secret_in_tree(self, directory: str, skipped: frozenset[str] | None = None) -> str | None:
         """What makes a search of ``directory`` unprovable: a secret file or a symlink leading
@@ -171,10 +179,6 @@ def prove_read_only(root: Node, source: bytes, paths: Paths, path_policy: PathCh
         return Verdict.approve(f"{prover.current or 'script'}: {refused}; not provably read-only")
     reasons = prover.reasons or ["empty script: runs nothing"]
     return Verdict("allow", tuple(reasons), {"command": script})
-
-
-def _quoted(word: str) -> str:
-    return "'" + word.replace("'", "'\\''") + "'"
 
 
 class _Prover:
@@ -305,8 +309,12 @@ class _Prover:
         if isinstance(reading, str):
             raise _Refused(reading)
         self.files(name, reading)
+        if name == "git":
+            refusal = history_refusal(args, self._paths.workspace, local=self._policy.local)
+            if refusal is not None:
+                raise _Refused(refusal)
         self.reasons.append(f"{self.current}: read-only, every file inside the workspace")
-        return " ".join([*(_quoted(word) for word in words), *redirects])
+        return " ".join([*neutralised_words(words, self._paths.workspace), *redirects])
 
     def word(self, node: Node) -> str:
         kind = node.type

@@ -28,6 +28,7 @@ __all__ = [
     "bounded_glob",
     "check_size",
     "check_tree",
+    "off_the_clock",
     "spend_entries",
     "spend_nodes",
     "spending",
@@ -70,6 +71,20 @@ def spending() -> Iterator[Budget]:
         yield budget
     finally:
         _CURRENT.reset(token)
+
+
+@contextlib.contextmanager
+def off_the_clock() -> Iterator[None]:
+    """Time spent in the ``with`` block does not count against the current budget: for work
+    that does not grow with the script and has its own bound (listing a repository's history
+    once per state of its refs)."""
+    started = time.monotonic()
+    try:
+        yield
+    finally:
+        budget = _CURRENT.get()
+        if budget is not None:
+            budget.deadline += time.monotonic() - started
 
 
 def spend_nodes(count: int = 1) -> None:

@@ -2,7 +2,8 @@
 
 File tools are judged by the gate's path policy (reads inside the workspace allowed, outside need
 approval, secrets denied; writes outside the workspace or to protected files denied); ``bash`` by
-the shell policy, with its session-memory key being the normalised script; a git command that
+the shell policy, with its session-memory key being the normalised script (an ``allow`` runs in
+the read-only jail where bubblewrap exists: :data:`PROVED_READ_ONLY`); a git command that
 writes the repository needs a person whatever the sandbox (it then runs with ``.git`` writable).
 File contents and edit texts are never shown to the AI reviewer (``redact``).
 """
@@ -20,7 +21,12 @@ from ._definition import ToolDefinition
 from ._git_commands import git_write_reason
 from ._paths import resolve_path
 
-__all__ = ["govern_builtin"]
+__all__ = ["PROVED_READ_ONLY", "govern_builtin"]
+
+PROVED_READ_ONLY = "proved_read_only"
+"""The argument an ``allow`` of the shell policy puts into a ``bash`` call (through
+``Verdict.prepared``, in every gate mode): run this in the read-only jail. Sent by the model it
+can only make a command more confined — and the gate overwrites it for every ``allow``."""
 
 _EXPOSURE: dict[str, dict[str, Review]] = {
     "read": {"path": Review.INCLUDE, "offset": Review.INCLUDE, "limit": Review.INCLUDE},
@@ -89,7 +95,12 @@ def _path_check(
 
 
 def _classify_command(args: Mapping[str, Any], policies: Policies) -> Verdict:
-    return policies.shell.classify(str(args.get("command", "")))
+    """The shell policy's verdict; an ``allow`` also prepares :data:`PROVED_READ_ONLY`, so the
+    gate hands the tool, with the script it proved, the word to run it in the read-only jail."""
+    verdict = policies.shell.classify(str(args.get("command", "")))
+    if verdict.decision != "allow":
+        return verdict
+    return replace(verdict, prepared={**(verdict.prepared or {}), PROVED_READ_ONLY: True})
 
 
 def _git_write(args: Mapping[str, Any], policies: Policies) -> str | None:

@@ -16,6 +16,12 @@ Sandbox (``docs/governance.md``, "The sandbox"): by default commands run in a bu
 writable, when this machine can make one. Whether a tool's commands are sandboxed is fixed when
 the tool is made and stated in ``metadata["sandboxed"]`` — governance lets commands that would
 only need approval run unasked in a sandbox — and in every result's ``details["sandboxed"]``.
+
+Read-only jail: a command the shell policy allowed (proved read-only) reaches the tool with
+:data:`~._builtin_governance.PROVED_READ_ONLY` set by the gate, in every mode; it then runs in
+:meth:`BubblewrapSandbox.read_only_jail` — nothing writable, no network — whether or not the
+other commands are sandboxed, whenever bubblewrap is available here (``metadata["read_only_jail"]``,
+``details["read_only_jail"]``). Without bubblewrap, or on another host, the proof alone decides.
 """
 
 from __future__ import annotations
@@ -37,7 +43,7 @@ from tether.gate import (
     protected_workspace_rule,
 )
 
-from ._builtin_governance import govern_builtin
+from ._builtin_governance import PROVED_READ_ONLY, govern_builtin
 from ._definition import ToolContext, ToolDefinition
 from ._git_commands import git_write_reason
 from ._output_spill import OutputView, SpillingOutput
@@ -82,6 +88,7 @@ def create_bash_tool(
     in_use = getattr(ops, "sandbox", None)
     active_sandbox = in_use if isinstance(in_use, BubblewrapSandbox) else None
     sandboxed = active_sandbox is not None
+    jail = _read_only_jail(ops, active_sandbox, working_directory)
 
     async def execute(
         tool_call_id: str,
@@ -103,7 +110,8 @@ def create_bash_tool(
             output.feed(chunk)
             progress.output_arrived()
 
-        runner = _runner_for(ops, command)
+        jailed = jail is not None and params.get(PROVED_READ_ONLY) is True
+        runner = LocalExecOperations(sandbox=jail) if jailed else _runner_for(ops, command)
         try:
             try:
                 result = await runner.exec(
@@ -123,7 +131,7 @@ def create_bash_tool(
         finally:
             output.close()
         view = output.view()  # after close: a spill file that failed to save is not named
-        return _final_result(view, result, timeout, sandboxed=sandboxed)
+        return _final_result(view, result, timeout, sandboxed=sandboxed, jailed=jailed)
 
     timeout_default = (
         f"Default: {default_timeout:g} second{'' if default_timeout == 1 else 's'}."
@@ -142,6 +150,7 @@ def create_bash_tool(
             "output is saved to a temp file whose path is given. A non-zero exit code, a "
             "timeout or an abort is reported as an error with the output so far."
             + _sandbox_description(active_sandbox)
+            + (_JAIL_DESCRIPTION if jail is not None else "")
         ),
         parameters={
             "type": "object",
@@ -170,9 +179,24 @@ def create_bash_tool(
             else "Give commands that may run long a timeout. Background processes end when "
             "the command returns, so start a server and use it in the same command.",
         ],
-        metadata={"sandboxed": sandboxed},
+        metadata={"sandboxed": sandboxed, "read_only_jail": jail is not None},
     )
     return govern_builtin(definition, cwd)
+
+
+def _read_only_jail(
+    ops: BashOperations, sandbox: BubblewrapSandbox | None, workspace: str
+) -> BubblewrapSandbox | None:
+    """Where commands the shell policy allowed run: a read-only copy of the sandbox, or one made
+    for the workspace when commands are otherwise unsandboxed on this machine and bubblewrap is
+    available; ``None`` for other operations (a remote host) or without bubblewrap."""
+    if not isinstance(ops, LocalExecOperations):
+        return None
+    if sandbox is not None:
+        return sandbox.read_only_jail()
+    if BubblewrapSandbox.available():
+        return BubblewrapSandbox(workspace).read_only_jail()
+    return None
 
 
 def _runner_for(ops: BashOperations, command: str) -> BashOperations:
@@ -229,6 +253,12 @@ def _bash_operations(
 @functools.cache
 def _warn_unsandboxed_once() -> None:
     _logger.warning("bubblewrap not available: commands run unsandboxed and need approval")
+
+
+_JAIL_DESCRIPTION = (
+    " A command the shell policy proves read-only runs without asking, in a read-only jail: "
+    "offline, and nothing can be written there, not even /tmp."
+)
 
 
 def _sandbox_description(sandbox: BubblewrapSandbox | None) -> str:
@@ -317,7 +347,7 @@ def _partial_result(view: OutputView) -> AgentToolResult:
 
 
 def _final_result(
-    view: OutputView, result: ExecResult, timeout: float | None, *, sandboxed: bool
+    view: OutputView, result: ExecResult, timeout: float | None, *, sandboxed: bool, jailed: bool
 ) -> AgentToolResult:
     text = view.text.removesuffix("\n")
     details = {
@@ -327,6 +357,7 @@ def _final_result(
         "truncated": view.truncated,
         "full_output_path": view.full_output_path,
         "sandboxed": sandboxed,
+        "read_only_jail": jailed,
     }
     if result.aborted:
         raise ToolError(_join(text, view.notice, "Command aborted"), details=details)
@@ -335,7 +366,7 @@ def _final_result(
         raise ToolError(_join(text, view.notice, ending), details=details)
     if result.exit_code != 0:
         ending = f"Command exited with code {result.exit_code}"
-        hint = _protected_path_hint(text) if sandboxed else None
+        hint = _jail_hint(text) if jailed else _protected_path_hint(text) if sandboxed else None
         raise ToolError(_join(text, view.notice, result.notice, hint, ending), details=details)
     return AgentToolResult(
         [TextContent(_join(text or "(no output)", view.notice, result.notice))], details
@@ -350,6 +381,15 @@ _PROTECTED_NAMES = re.compile(
     )
     + r")(?![\w.-])"
 )
+
+
+def _jail_hint(text: str) -> str | None:
+    if _REFUSED_BY_SANDBOX.search(text) is None:
+        return None
+    return (
+        "This command was judged read-only and ran in the read-only jail, where nothing can be "
+        "written; a command that writes is run only once a person (or the sandbox) allows it."
+    )
 
 
 def _protected_path_hint(text: str) -> str | None:

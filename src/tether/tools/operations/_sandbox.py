@@ -26,6 +26,9 @@ Inside, the command sees:
   then fail, which breaks tools such as npm that must read their rc file). Paths are looked up
   at every :meth:`wrap`, so a secret created later is hidden too; a symlink hides its target
   as well;
+- in the copy :meth:`~BubblewrapSandbox.read_only_jail` makes, for commands the shell policy
+  proved read-only: nothing writable at all (workspace, ``/tmp``, ``/run`` and ``/dev`` too) and
+  never a network;
 - its own PID, IPC and UTS namespaces, a new session (no terminal to inject keystrokes into), no
   network unless ``allow_network``, no capabilities even when tether runs as root (``bwrap`` as
   root would otherwise keep them all, and ``mount -o remount,rw /`` would undo the read-only
@@ -176,6 +179,8 @@ class BubblewrapSandbox:
         self.tmp_size = tmp_size
         self.git_writable = False
         """Whether ``.git`` stays writable: only in the copy :meth:`allowing_git_writes` makes."""
+        self.read_only = False
+        """Whether nothing at all is writable: only in the copy :meth:`read_only_jail` makes."""
 
     def allowing_git_writes(self) -> BubblewrapSandbox:
         """A copy whose commands may write ``.git`` (a ``HEAD`` at the root too): for a git
@@ -184,6 +189,17 @@ class BubblewrapSandbox:
         copy = BubblewrapSandbox.__new__(BubblewrapSandbox)
         copy.__dict__.update(self.__dict__)
         copy.git_writable = True
+        return copy
+
+    def read_only_jail(self) -> BubblewrapSandbox:
+        """A copy in which nothing is writable — the workspace, ``/tmp``, ``/run``, ``/dev``
+        included — and there is no network whatever ``allow_network`` says: for a command the
+        shell policy proved read-only (an ``allow``), so one that would write after all simply
+        fails. Secrets stay hidden and masked, secret variables withheld, as in every sandbox."""
+        copy = BubblewrapSandbox.__new__(BubblewrapSandbox)
+        copy.__dict__.update(self.__dict__)
+        copy.git_writable = False
+        copy.read_only = True
         return copy
 
     @staticmethod
@@ -206,7 +222,11 @@ class BubblewrapSandbox:
         ``extra_writable`` directory, or a directory the read-only root shows.
         """
         scan = scan_workspace(self.workspace, git_writable=self.git_writable)
-        wanted = [os.path.join(self.workspace, name) for name in scan.absent_root_names]
+        wanted = (
+            []
+            if self.read_only
+            else [os.path.join(self.workspace, n) for n in scan.absent_root_names]
+        )
         with PLACEHOLDERS.holding(wanted) as placeholders:
             sandboxed = SandboxCommand(self._command_line(argv, cwd, scan, placeholders), scan)
             try:
@@ -231,23 +251,27 @@ class BubblewrapSandbox:
         scan: WorkspaceScan | None,
         placeholders: Sequence[str],
     ) -> list[str]:
+        network = self.allow_network and not self.read_only
         arguments = [shutil.which("bwrap") or "bwrap", *_ISOLATION]
-        if not self.allow_network:
+        if not network:
             arguments.append("--unshare-net")
         arguments += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
-        if self.tmp_size is not None:
-            arguments += ["--size", str(self.tmp_size)]
-        arguments += ["--tmpfs", "/tmp", "--tmpfs", "/run"]
+        private = ["/tmp", "/run"]
         if os.path.isdir("/var/run") and not os.path.islink("/var/run"):
-            arguments += ["--tmpfs", "/var/run"]
-        if self.allow_network:
+            private.append("/var/run")
+        for mount in private:
+            if self.tmp_size is not None and mount == "/tmp":
+                arguments += ["--size", str(self.tmp_size)]
+            arguments += ["--tmpfs", mount]
+        if network:
             arguments += ["--ro-bind-try", _RESOLVER_DIRECTORY, _RESOLVER_DIRECTORY]
         for directory in _programs_under_private_mounts():
             arguments += ["--ro-bind", directory, directory]
+        bind = "--ro-bind" if self.read_only else "--bind"
         for directory in (self.workspace, *self.extra_writable):
-            arguments += ["--bind", directory, directory]
+            arguments += [bind, directory, directory]
         if scan is not None:
-            for path in (*scan.read_only, *placeholders):
+            for path in () if self.read_only else (*scan.read_only, *placeholders):
                 arguments += ["--ro-bind", path, path]
             for path in scan.secrets:
                 if os.path.isdir(path):
@@ -259,6 +283,8 @@ class BubblewrapSandbox:
                 arguments += ["--tmpfs", path, "--remount-ro", path]
             else:
                 arguments += ["--dev-bind", "/dev/null", path]
+        if self.read_only:  # last: bwrap makes the mount points above in these first
+            arguments += [item for mount in ("/dev", *private) for item in ("--remount-ro", mount)]
         arguments += ["--setenv", "HOME", self.home]
         arguments += ["--chdir", os.path.abspath(cwd) if cwd is not None else self.workspace]
         arguments += ["--", *argv]

@@ -8,9 +8,10 @@ model). It finds
 
 - every existing protected path (:func:`tether.gate.protected_workspace_rule`: ``.git/``,
   ``.vscode/``, ``.envrc``, ...), to be bound read-only;
-- every workspace secret the path policy denies reading (``.env`` but not ``.env.example``,
-  private keys, credential stores), and an ``.npmrc`` that holds a registry token, to be read
-  as empty;
+- every workspace secret by the one list (:func:`tether.gate.secret_path_rule`: ``.env`` but
+  not ``.env.example``, private keys but not certificates, credential stores), a symlink the
+  path policy denies as a secret, and an ``.npmrc`` that holds a registry token, to be read as
+  empty;
 - the protected names absent from the workspace root, which get a *placeholder*: an empty
   directory, bound read-only, so the command cannot create them (an empty directory is invisible
   to ``git status`` and is not a valid ``HEAD``, ``.git`` or config). :class:`Placeholders`
@@ -28,21 +29,21 @@ from __future__ import annotations
 
 import contextlib
 import os
-import re
 import shutil
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from tether.gate import (
+    CONDITIONAL_SECRET_NAMES,
     PROTECTED_DIRECTORIES,
     PROTECTED_FILES,
     PROTECTED_ROOT_NAMES,
     PathPolicy,
+    holds_credentials,
     protected_workspace_rule,
+    secret_path_rule,
 )
-
-from ._secret_files import is_secret_file
 
 __all__ = [
     "MOUNT_LIMIT",
@@ -119,9 +120,7 @@ def scan_workspace(workspace: str, *, git_writable: bool = False) -> WorkspaceSc
                 return scan
             relative = f"{relative_dir}/{entry.name}" if relative_dir else entry.name
             is_dir = entry.is_dir(follow_symlinks=False)
-            if (is_secret_file(relative) and _denied_as_secret(policy, entry.path)) or (
-                entry.name == ".npmrc" and _holds_npm_credentials(entry.path)
-            ):
+            if _is_secret(policy, relative, entry):
                 scan.secrets += _mount_target(entry.path)
                 continue
             rule = protected_workspace_rule(relative)
@@ -197,20 +196,27 @@ def _mount_target(path: str) -> list[str]:
     return [target] if os.path.exists(target) else []
 
 
+def _is_secret(policy: PathPolicy, relative: str, entry: os.DirEntry[str]) -> bool:
+    """A secret by :func:`tether.gate.secret_path_rule` (the path policy's list), a symlink the
+    path policy denies as one (it leads to a secret), or an ``.npmrc`` holding a token."""
+    if secret_path_rule(relative) is not None:
+        return True
+    if entry.is_symlink() and _denied_as_secret(policy, entry.path):
+        return True
+    return entry.name in CONDITIONAL_SECRET_NAMES and _holds_credentials(entry.path)
+
+
 def _denied_as_secret(policy: PathPolicy, path: str) -> bool:
     verdict = policy.check(path, "read")
     return verdict.decision == "deny" and any(r.startswith("secret") for r in verdict.reasons)
 
 
-_NPM_CREDENTIAL = re.compile(r"(?m)^\s*[^#;\s]*(?:_authToken|_auth|_password)\s*=")
-
-
-def _holds_npm_credentials(path: str) -> bool:
+def _holds_credentials(path: str) -> bool:
     """A project's ``.npmrc`` is often committed for its settings (the path policy lets it be
     read); one that holds a registry token or password is masked like any secret."""
     try:
         with open(path, encoding="utf-8", errors="replace") as file:
-            return _NPM_CREDENTIAL.search(file.read(65536)) is not None
+            return holds_credentials(file.read(65536))
     except OSError:
         return False
 
