@@ -1,0 +1,127 @@
+"""Every ```python block in docs/ runs as written, offline, in a directory of its own.
+
+Each block runs in a fresh interpreter in an empty temporary directory, with no API key in the
+environment and ``HOME`` and ``TETHER_HOME`` inside that directory. Two markers, an HTML comment
+on the line right before a block, say how a block relates to the page:
+
+- ``<!-- continued -->``: the block goes on from the page's previous block (it uses a name that
+  block defined), so it runs after it in the same interpreter;
+- ``<!-- fragment: why -->``: the block cannot run on its own (it needs an SSH host or a server
+  listening); it is still compiled, and the test keeps such blocks few.
+
+A block followed by a line ``prints`` and a ```text block must print exactly that.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+DOCS = Path(__file__).resolve().parents[2] / "docs"
+BLOCK = re.compile(
+    r"^(?:<!-- (?P<marker>continued|fragment: [^>]+) -->\n)?```python\n(?P<code>.*?)^```\n"
+    r"(?:\nprints\n\n```text\n(?P<output>.*?)^```$)?",
+    re.MULTILINE | re.DOTALL,
+)
+MAX_FRAGMENTS = 3
+TIMEOUT_SECONDS = 120
+
+
+@dataclass(frozen=True)
+class Snippet:
+    page: str
+    line: int
+    code: str
+    """The block, after the blocks it continues."""
+    fragment: bool
+    continued: bool
+    output: str | None
+    """What the page says the block prints, if it says."""
+
+    @property
+    def id(self) -> str:
+        return f"{self.page}:{self.line}"
+
+
+def snippets() -> list[Snippet]:
+    found = []
+    for page in sorted(DOCS.glob("*.md")):
+        text = page.read_text(encoding="utf-8")
+        previous: Snippet | None = None
+        for match in BLOCK.finditer(text):
+            marker = match["marker"] or ""
+            continued = marker == "continued"
+            if continued and previous is None:
+                raise AssertionError(f"{page.name}: a continued block with no block before it")
+            code = f"{previous.code}\n{match['code']}" if continued and previous else match["code"]
+            previous = Snippet(
+                page=page.name,
+                line=text.count("\n", 0, match.start("code")) + 1,
+                code=code,
+                fragment=marker.startswith("fragment"),
+                continued=continued,
+                output=match["output"],
+            )
+            found.append(previous)
+    return found
+
+
+ALL = snippets()
+
+
+def offline_environment(home: Path) -> dict[str, str]:
+    env = {
+        name: value
+        for name, value in os.environ.items()
+        if not name.endswith("_API_KEY") and not name.startswith("TETHER_")
+    }
+    env["HOME"] = str(home)
+    env["TETHER_HOME"] = str(home / "tether")
+    return env
+
+
+def test_the_docs_have_python_snippets_and_few_fragments():
+    assert len(ALL) >= 10
+    fragments = [s.id for s in ALL if s.fragment]
+    assert len(fragments) <= MAX_FRAGMENTS, fragments
+
+
+def test_snippets_that_say_what_they_print_are_found():
+    printing = [s for s in ALL if s.output is not None]
+    assert len(printing) >= 3
+    assert all(s.output and s.output.strip() for s in printing)
+    assert any(s.continued for s in ALL)
+
+
+@pytest.mark.parametrize("snippet", [s for s in ALL if s.fragment], ids=lambda s: s.id)
+def test_a_fragment_still_compiles(snippet: Snippet):
+    compile(snippet.code, snippet.id, "exec")
+
+
+@pytest.mark.parametrize("snippet", [s for s in ALL if not s.fragment], ids=lambda s: s.id)
+def test_the_snippet_runs_as_written(snippet: Snippet, tmp_path: Path):
+    home = tmp_path / "home"
+    home.mkdir()
+    work = tmp_path / "work"
+    work.mkdir()
+    result = subprocess.run(
+        [sys.executable, "-c", snippet.code],
+        cwd=work,
+        env=offline_environment(home),
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT_SECONDS,
+        check=False,
+    )
+    assert result.returncode == 0, f"{snippet.id} failed:\n{result.stdout}\n{result.stderr}"
+    if snippet.output is not None:
+        if snippet.continued:
+            assert result.stdout.endswith(snippet.output)
+        else:
+            assert result.stdout == snippet.output
