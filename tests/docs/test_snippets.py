@@ -9,26 +9,27 @@ on the line right before a block, say how a block relates to the page:
 - ``<!-- fragment: why -->``: the block cannot run on its own (it needs an SSH host or a server
   listening); it is still compiled, and the test keeps such blocks few.
 
-A block followed by a line ``prints`` and a ```text block must print exactly that.
+A block followed by a line ``prints`` and a ```text block must print exactly that. The
+``$ tether check-command ...`` lines of console blocks run through the real executable and must
+print what the page shows after them.
 """
 
 from __future__ import annotations
 
 import os
 import re
+import shlex
+import shutil
 import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from tests.docs.fences import fenced_blocks
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
-BLOCK = re.compile(
-    r"^(?:<!-- (?P<marker>continued|fragment: [^>]+) -->\n)?```python\n(?P<code>.*?)^```\n"
-    r"(?:\nprints\n\n```text\n(?P<output>.*?)^```$)?",
-    re.MULTILINE | re.DOTALL,
-)
+MARKER = re.compile(r"<!-- (?P<marker>continued|fragment: [^>]+) -->\n$")
 MAX_FRAGMENTS = 3
 TIMEOUT_SECONDS = 120
 
@@ -52,21 +53,24 @@ class Snippet:
 def snippets() -> list[Snippet]:
     found = []
     for page in sorted(DOCS.glob("*.md")):
-        text = page.read_text(encoding="utf-8")
+        blocks = fenced_blocks(page.read_text(encoding="utf-8"))
         previous: Snippet | None = None
-        for match in BLOCK.finditer(text):
-            marker = match["marker"] or ""
+        for block, after in zip(blocks, [*blocks[1:], None], strict=True):
+            if block.info != "python":
+                continue
+            marked = MARKER.search(block.before)
+            marker = marked["marker"] if marked else ""
             continued = marker == "continued"
             if continued and previous is None:
                 raise AssertionError(f"{page.name}: a continued block with no block before it")
-            code = f"{previous.code}\n{match['code']}" if continued and previous else match["code"]
+            prints = after is not None and after.info == "text" and after.before == "\nprints\n\n"
             previous = Snippet(
                 page=page.name,
-                line=text.count("\n", 0, match.start("code")) + 1,
-                code=code,
+                line=block.line,
+                code=f"{previous.code}\n{block.code}" if continued and previous else block.code,
                 fragment=marker.startswith("fragment"),
                 continued=continued,
-                output=match["output"],
+                output=after.code if prints and after else None,
             )
             found.append(previous)
     return found
@@ -125,3 +129,45 @@ def test_the_snippet_runs_as_written(snippet: Snippet, tmp_path: Path):
             assert result.stdout.endswith(snippet.output)
         else:
             assert result.stdout == snippet.output
+
+
+def console_commands(program: str) -> list[tuple[str, str, str]]:
+    """``(page:line, command, output)`` for each ``$ tether PROGRAM ...`` in a console block."""
+    found = []
+    for page in sorted(DOCS.glob("*.md")):
+        for block in fenced_blocks(page.read_text(encoding="utf-8")):
+            if block.info != "console":
+                continue
+            lines = block.code.splitlines(keepends=True)
+            for number, line in enumerate(lines):
+                if line.startswith(f"$ tether {program} "):
+                    rest = lines[number + 1 :]
+                    end = next((i for i, o in enumerate(rest) if o.startswith("$ ")), len(rest))
+                    where = f"{page.name}:{block.line + number}"
+                    found.append((where, line[2:].strip(), "".join(rest[:end])))
+    return found
+
+
+CHECK_COMMANDS = console_commands("check-command")
+TETHER = shutil.which("tether", path=os.path.dirname(sys.executable)) or "tether"
+"""The real executable, installed beside this interpreter."""
+
+
+def test_the_docs_show_check_command():
+    assert len(CHECK_COMMANDS) >= 3
+
+
+@pytest.mark.parametrize(("where", "command", "output"), CHECK_COMMANDS, ids=lambda v: v)
+def test_check_command_prints_what_the_docs_show(where, command, output, tmp_path: Path):
+    home = tmp_path / "home"
+    home.mkdir()
+    result = subprocess.run(
+        [TETHER, *shlex.split(command)[1:]],
+        cwd=tmp_path,
+        env=offline_environment(home),
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT_SECONDS,
+        check=False,
+    )
+    assert result.stdout + result.stderr == output, where
