@@ -90,6 +90,23 @@ def offline_environment(home: Path) -> dict[str, str]:
     return env
 
 
+def run_offline(argv: list[str], tmp_path: Path) -> subprocess.CompletedProcess[str]:
+    """Run ``argv`` in an empty ``work`` directory with a ``home`` of its own, both new."""
+    home = tmp_path / "home"
+    home.mkdir()
+    work = tmp_path / "work"
+    work.mkdir()
+    return subprocess.run(
+        argv,
+        cwd=work,
+        env=offline_environment(home),
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT_SECONDS,
+        check=False,
+    )
+
+
 def test_the_docs_have_python_snippets_and_few_fragments():
     assert len(ALL) >= 10
     fragments = [s.id for s in ALL if s.fragment]
@@ -110,19 +127,7 @@ def test_a_fragment_still_compiles(snippet: Snippet):
 
 @pytest.mark.parametrize("snippet", [s for s in ALL if not s.fragment], ids=lambda s: s.id)
 def test_the_snippet_runs_as_written(snippet: Snippet, tmp_path: Path):
-    home = tmp_path / "home"
-    home.mkdir()
-    work = tmp_path / "work"
-    work.mkdir()
-    result = subprocess.run(
-        [sys.executable, "-c", snippet.code],
-        cwd=work,
-        env=offline_environment(home),
-        capture_output=True,
-        text=True,
-        timeout=TIMEOUT_SECONDS,
-        check=False,
-    )
+    result = run_offline([sys.executable, "-c", snippet.code], tmp_path)
     assert result.returncode == 0, f"{snippet.id} failed:\n{result.stdout}\n{result.stderr}"
     if snippet.output is not None:
         if snippet.continued:
@@ -157,17 +162,9 @@ def test_the_docs_show_check_command():
     assert len(CHECK_COMMANDS) >= 3
 
 
-@pytest.mark.parametrize(("where", "command", "output"), CHECK_COMMANDS, ids=lambda v: v)
+@pytest.mark.parametrize(
+    ("where", "command", "output"), CHECK_COMMANDS, ids=[c[0] for c in CHECK_COMMANDS]
+)
 def test_check_command_prints_what_the_docs_show(where, command, output, tmp_path: Path):
-    home = tmp_path / "home"
-    home.mkdir()
-    result = subprocess.run(
-        [TETHER, *shlex.split(command)[1:]],
-        cwd=tmp_path,
-        env=offline_environment(home),
-        capture_output=True,
-        text=True,
-        timeout=TIMEOUT_SECONDS,
-        check=False,
-    )
+    result = run_offline([TETHER, *shlex.split(command)[1:]], tmp_path)
     assert result.stdout + result.stderr == output, where
