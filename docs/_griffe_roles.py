@@ -1,25 +1,30 @@
-"""A Griffe extension: tether's Sphinx-style cross-reference roles rendered by mkdocstrings.
+"""A Griffe extension: the docstrings' Sphinx roles, rendered by mkdocstrings.
 
 tether's docstrings name other objects with Sphinx roles (``:class:`Agent```,
-``:data:`~tether.ai.StreamFn```, ``:meth:`PathPolicy.judge```, ``:mod:`._sandbox```), which
-mkdocstrings would print verbatim. Before any docstring is parsed, this extension rewrites each
-role into Markdown:
+``:data:`~tether.ai.StreamFn```, ``:meth:`PathPolicy.judge```,
+``:mod:`._sandbox```), which mkdocstrings would print verbatim. Before any
+docstring is parsed, this extension rewrites each role into Markdown:
 
-- an autorefs cross-reference (``[`Agent`][tether.agent.Agent]``) when the role's target is an
-  object the API reference renders (it links to that object's heading), or
-- inline code (`` `_sandbox` ``) otherwise: builtins, private modules, objects no page documents.
+- an autorefs cross-reference (``[`Agent`][tether.agent.Agent]``) when the
+  role's target is an object the API reference renders (it links to that
+  object's heading), or
+- inline code (`` `_sandbox` ``) otherwise: builtins, private modules, objects
+  no page documents.
 
-Targets resolve like Sphinx's: a dotted name is looked up in the scope of the object whose
-docstring holds it (its members and imports, then its parents'), then as an absolute path; a
-leading ``.`` is relative to the module; ``~`` shows only the last component. A target rendered
-under a public name (``tether.ai.ToolResultMessage``, defined in ``tether.ai._types``) links to
-that public heading. So no role becomes a broken link, which ``mkdocs build --strict`` rejects.
+Targets resolve like Sphinx's: a dotted name is looked up in the scope of the
+object whose docstring holds it (its members and imports, then its parents'),
+then as an absolute path; a leading ``.`` is relative to the module; ``~``
+shows only the last component. A target rendered under a public name
+(``tether.ai.ToolResultMessage``, defined in ``tether.ai._types``) links to
+that public heading. So no role becomes a broken link, which
+``mkdocs build --strict`` rejects.
 
-Which objects the reference renders is read from the ``::: identifier`` lines of
-``docs/reference/*.md`` and mirrors the handler options in ``mkdocs.yml``: members whose name
-starts with ``_`` are filtered out, imported names show only when exported (``__all__``),
-submodules are not rendered under their package. Loaded through the handler's ``extensions:``
-option as a file path; it reads nothing from the network.
+Which objects the reference renders is read from the ``::: identifier`` lines
+of ``docs/reference/*.md`` and mirrors the handler options in ``mkdocs.yml``:
+members whose name starts with ``_`` are filtered out, imported names show
+only when exported (``__all__``), submodules are not rendered under their
+package. Loaded through the handler's ``extensions:`` option as a file path;
+it reads nothing from the network.
 """
 
 from __future__ import annotations
@@ -28,15 +33,23 @@ import re
 from pathlib import Path
 from typing import Any
 
-from griffe import Alias, AliasResolutionError, Extension, GriffeLoader, Module, Object
+from griffe import (
+    Alias,
+    AliasResolutionError,
+    Extension,
+    GriffeLoader,
+    Module,
+    Object,
+)
 
-ROLE = re.compile(r":(?:py:)?(class|func|meth|data|mod|attr|exc|obj|const):`([^`]+)`")
+ROLES = "class|func|meth|data|mod|attr|exc|obj|const"
+ROLE = re.compile(rf":(?:py:)?(?:{ROLES}):`([^`]+)`")
 REFERENCE_DIR = Path(__file__).parent / "reference"
 IDENTIFIER_LINE = re.compile(r"^:::\s+(\S+)\s*$", re.MULTILINE)
 
 
 def reference_roots(reference_dir: Path = REFERENCE_DIR) -> list[str]:
-    """The identifiers the reference pages render (``::: tether.ai`` → ``tether.ai``)."""
+    """The identifiers the reference pages render (``::: tether.ai``)."""
     return [
         match.group(1)
         for page in sorted(reference_dir.glob("*.md"))
@@ -45,7 +58,7 @@ def reference_roots(reference_dir: Path = REFERENCE_DIR) -> list[str]:
 
 
 def _rendered_members(obj: Object | Alias) -> list[Object | Alias]:
-    """The members mkdocstrings renders under ``obj`` with this site's options."""
+    """The members mkdocstrings renders under ``obj`` with our options."""
     if not (obj.is_module or obj.is_class):
         return []
     kept = []
@@ -57,22 +70,22 @@ def _rendered_members(obj: Object | Alias) -> list[Object | Alias]:
         try:
             if member.is_module:
                 continue
-        except AliasResolutionError:  # exported from a package not loaded: no heading of ours
-            continue
+        except AliasResolutionError:
+            continue  # exported from a package not loaded: no heading of ours
         kept.append(member)
     return kept
 
 
 def _canonical(obj: Object | Alias) -> str | None:
-    """The path where ``obj`` is defined, or None for an alias to something not loaded."""
+    """Where ``obj`` is defined; None for an alias to a package not loaded."""
     try:
         return obj.canonical_path
-    except Exception:  # an alias to a package not loaded (the standard library, a dependency)
+    except Exception:  # the standard library, a dependency
         return None
 
 
 def documented_paths(loader: GriffeLoader, roots: list[str]) -> dict[str, str]:
-    """Every rendered object's paths (its own and its canonical one) → its heading's identifier."""
+    """Each rendered object's own and canonical path → its heading's id."""
     headings: dict[str, str] = {}
     pending: list[Object | Alias] = []
     seen: set[str] = set()
@@ -95,14 +108,14 @@ def documented_paths(loader: GriffeLoader, roots: list[str]) -> dict[str, str]:
 
 
 class RoleRewriter:
-    """Rewrites the roles in docstrings of one loaded package (see the module docstring)."""
+    """Rewrites the roles in one loaded package's docstrings."""
 
     def __init__(self, loader: GriffeLoader, headings: dict[str, str]) -> None:
         self.loader = loader
         self.headings = headings
 
     def _lookup(self, path: str) -> str | None:
-        """The heading identifier of the object at ``path``, if the reference renders it."""
+        """The heading of the object at ``path``, if it is rendered."""
         if path in self.headings:
             return self.headings[path]
         try:
@@ -110,13 +123,15 @@ class RoleRewriter:
         except (KeyError, ValueError, AttributeError):
             return None
         canonical = _canonical(obj)
-        return self.headings.get(canonical) if canonical is not None else None
+        return None if canonical is None else self.headings.get(canonical)
 
     def _candidates(self, target: str, context: Object) -> list[str]:
-        """Absolute paths ``target`` may mean in the docstring of ``context``, best first."""
+        """Absolute paths ``target`` may mean in ``context``'s docstring."""
         module = context if context.is_module else context.module
         if target.startswith("."):
-            package = module if module.is_package or module.parent is None else module.parent
+            package = module
+            if not module.is_package and module.parent is not None:
+                package = module.parent
             relative = target.lstrip(".")
             return [f"{module.path}.{relative}", f"{package.path}.{relative}"]
         first, _, rest = target.partition(".")
@@ -125,7 +140,7 @@ class RoleRewriter:
         while scope is not None:
             try:
                 resolved = scope.resolve(first)
-            except Exception:  # griffe's NameResolutionError, or an unresolvable import
+            except Exception:  # NameResolutionError, an unresolvable import
                 scope = scope.parent
                 continue
             candidates.append(f"{resolved}.{rest}" if rest else resolved)
@@ -146,10 +161,11 @@ class RoleRewriter:
         return f"`{display}`"
 
     def rewrite(self, obj: Object) -> None:
-        """Rewrite ``obj``'s docstring and its members' (aliases share their target's)."""
+        """Rewrite ``obj``'s docstring and its members' (not aliases')."""
         if obj.docstring is not None:
             obj.docstring.value = ROLE.sub(
-                lambda match: self.replace(match.group(2), obj), obj.docstring.value
+                lambda match: self.replace(match.group(1), obj),
+                obj.docstring.value,
             )
         for member in obj.members.values():
             if isinstance(member, Object):
@@ -157,8 +173,11 @@ class RoleRewriter:
 
 
 class SphinxRoles(Extension):
-    """Turns ``:class:`X```-style roles into autorefs links or inline code, once per package."""
+    """Turns roles into autorefs links or inline code, once per package."""
 
-    def on_package(self, *, pkg: Module, loader: GriffeLoader, **kwargs: Any) -> None:
+    def on_package(
+        self, *, pkg: Module, loader: GriffeLoader, **kwargs: Any
+    ) -> None:
         """Rewrite every docstring of the package just loaded."""
-        RoleRewriter(loader, documented_paths(loader, reference_roots())).rewrite(pkg)
+        headings = documented_paths(loader, reference_roots())
+        RoleRewriter(loader, headings).rewrite(pkg)
