@@ -14,6 +14,7 @@ import subprocess
 import sys
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import pytest
 from tests.docs.fences import fenced_blocks
@@ -107,15 +108,26 @@ def load_extension() -> ModuleType:
 
 
 @pytest.fixture(scope="module")
-def tether_docs() -> object:
+def extension() -> ModuleType:
+    return load_extension()
+
+
+@pytest.fixture(scope="module")
+def loader(extension: ModuleType) -> Any:
+    """A Griffe loader that has loaded tether with the extension, as mkdocstrings does."""
     griffe = pytest.importorskip("griffe", reason="the docs extra: pip install -e '.[docs]'")
-    extension = load_extension()
     loader = griffe.GriffeLoader(
         extensions=griffe.load_extensions(extension.SphinxRoles),
         search_paths=[str(ROOT / "src")],
         docstring_parser=griffe.Parser.sphinx,
     )
-    return loader.load("tether")
+    loader.load("tether")
+    return loader
+
+
+@pytest.fixture(scope="module")
+def tether_docs(loader: Any) -> Any:
+    return loader.modules_collection["tether"]
 
 
 def test_a_role_to_a_documented_object_becomes_a_cross_reference(tether_docs):
@@ -144,3 +156,14 @@ def test_a_role_to_a_private_or_foreign_target_becomes_inline_code(tether_docs):
     assert "`ValueError`" in text  # :class:`ValueError`, a builtin: no page of ours
     # a private module is never a link target
     assert not re.search(r"\]\[[\w.]*\._", text)
+
+
+def test_the_extension_links_only_headings_the_site_has(site: Path, extension, loader):
+    # what the extension takes as rendered must be what mkdocstrings renders, or a role would
+    # link to a heading that is not there (strict mode fails) or miss one that is
+    roots = extension.reference_roots()
+    predicted = set(extension.documented_paths(loader, roots).values())
+    rendered = set()
+    for page in (site / "reference").rglob("*.html"):
+        rendered |= set(re.findall(r'id="(tether\.[^"]*)"', page.read_text(encoding="utf-8")))
+    assert predicted == rendered
