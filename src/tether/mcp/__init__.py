@@ -20,7 +20,15 @@ from ._client import (
     tool_name_for,
 )
 from ._commands import accept_tools, print_server_list
-from ._config import McpConfigError, McpServerConfig, Trust, config_path, load_server_configs
+from ._config import (
+    DEFAULT_REQUEST_TIMEOUT,
+    DEFAULT_STARTUP_TIMEOUT,
+    McpConfigError,
+    McpServerConfig,
+    Trust,
+    config_path,
+    load_server_configs,
+)
 from ._connection import ServerConnection, ServerGone
 from ._http_auth import McpTokenError, token_path
 from ._pins import PinCheck, PinStatus, PinStore, definition_digest
@@ -29,6 +37,8 @@ from ._serve import HTTP_HOST, HTTP_PATH, governed_tools, serve, serve_tools
 from ._server import NO_APPROVAL_CHANNEL, build_server, to_call_result
 
 __all__ = [
+    "DEFAULT_REQUEST_TIMEOUT",
+    "DEFAULT_STARTUP_TIMEOUT",
     "HTTP_HOST",
     "HTTP_PATH",
     "MAX_IMAGE_BYTES",

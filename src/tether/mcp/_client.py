@@ -15,6 +15,7 @@ the next call restarts it, once — if that fails, the server stays down for the
 from __future__ import annotations
 
 import asyncio
+import atexit
 import re
 import sys
 import threading
@@ -91,7 +92,6 @@ class McpClients:
         pins: PinStore | None = None,
         notify: Callable[[str], None] | None = None,
         boundary: UntrustedBoundary | None = None,
-        connect_timeout: float = 30.0,
         log_dir: Path | None = None,
     ) -> None:
         """``log_dir`` receives each stdio server's stderr as ``NAME.log`` (default
@@ -105,7 +105,6 @@ class McpClients:
                 ServerConnection(
                     config,
                     on_tools_changed=partial(self._tools_changed, config.name),
-                    connect_timeout=connect_timeout,
                     errlog=(log_dir or _default_log_dir()) / f"{config.name}.log",
                 ),
             )
@@ -117,6 +116,7 @@ class McpClients:
         )
         self._thread.start()
         self._closed = False
+        atexit.register(self.close)  # a host that never closes still stops every server
 
     def connect(self) -> None:
         """Connect every server (concurrently); a server that fails is reported, not raised."""
@@ -131,9 +131,11 @@ class McpClients:
         return tools
 
     def close(self) -> None:
+        """Stop every server, each with its whole process tree; returns when they are gone."""
         if self._closed:
             return
         self._closed = True
+        atexit.unregister(self.close)
 
         async def close_all() -> None:
             await asyncio.gather(*(s.connection.close() for s in self.servers.values()))
@@ -300,6 +302,8 @@ class McpClients:
         except ServerGone as exc:
             state.state, state.error = "down", str(exc)
             raise ToolError(f"{exc}; it will be restarted on the next call.") from None
+        except TimeoutError as exc:
+            raise ToolError(f"{exc}; the call was cancelled.") from None
         except MCPError as exc:
             message = sanitize_for_display(exc.error.message)
             raise ToolError(f'MCP server "{server}" refused the call: {message}') from None

@@ -11,7 +11,11 @@ child (the SDK then tells the server). A server that dies fails the calls in fli
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
+import math
+import os
+import shutil
 from collections.abc import Callable
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
@@ -30,6 +34,10 @@ __all__ = ["ProgressFn", "ServerConnection", "ServerGone"]
 _log = logging.getLogger("tether.mcp")
 
 ProgressFn = Callable[[float, float | None, str | None], None]
+
+_SHUTDOWN_SECONDS = 10.0
+"""Bounds waiting for a connection to end; the SDK's own shutdown of a stdio server takes at most
+about 6.5 s (stdin closed, 2 s, SIGTERM to the tree, 2 s, SIGKILL)."""
 
 
 class ServerGone(Exception):
@@ -53,27 +61,37 @@ class ServerConnection:
         config: McpServerConfig,
         *,
         on_tools_changed: Callable[[list[mcp_types.Tool]], None] | None = None,
-        connect_timeout: float = 30.0,
         errlog: Path | None = None,
     ) -> None:
         self.config = config
         self.errlog = errlog
         """Where a stdio server's stderr goes (appended); ``None``: tether's own stderr."""
         self.on_tools_changed = on_tools_changed
-        self.connect_timeout = connect_timeout
         self.alive = False
         self._requests: asyncio.Queue[_Request | None] = asyncio.Queue()
         self._owner: asyncio.Task[None] | None = None
+        self._scope: anyio.CancelScope | None = None
         self._relist: Callable[[], object] | None = None
 
     async def open(self) -> list[mcp_types.Tool]:
-        """Connect (again) and return the server's tools; raises on failure."""
+        """Connect (again) and return the server's tools; raises :class:`ConnectionError`
+        naming the server and the reason, after its process (tree) was stopped."""
         await self.close()
         self._requests = asyncio.Queue()
         ready: asyncio.Future[list[mcp_types.Tool]] = asyncio.get_running_loop().create_future()
         self._owner = asyncio.ensure_future(self._own(ready, self._requests))
         try:
-            tools = await asyncio.wait_for(asyncio.shield(ready), self.connect_timeout)
+            # _own settles ``ready`` itself, within the startup timeout plus the SDK's bounded
+            # shutdown; this backstop only guards against a transport that ignores cancellation.
+            tools = await asyncio.wait_for(
+                asyncio.shield(ready), self.config.startup_timeout + _SHUTDOWN_SECONDS
+            )
+        except TimeoutError:
+            await self.close()
+            raise ConnectionError(
+                f"{_server_label(self.config)}: did not start within "
+                f"{self.config.startup_timeout:g} s"
+            ) from None
         except BaseException:
             await self.close()
             raise
@@ -83,7 +101,9 @@ class ServerConnection:
     async def call(
         self, name: str, arguments: dict[str, Any], on_progress: ProgressFn | None = None
     ) -> mcp_types.CallToolResult:
-        """Call tool ``name``; :class:`ServerGone` when the connection is (or goes) down."""
+        """Call tool ``name``; :class:`ServerGone` when the connection is (or goes) down,
+        :class:`TimeoutError` when the server does not answer within its ``request_timeout``
+        (each progress notification restarts that clock; the server is told of the cancel)."""
         if not self.alive:
             raise ServerGone(f'MCP server "{self.config.name}" is not connected')
         future: asyncio.Future[mcp_types.CallToolResult] = (
@@ -95,16 +115,22 @@ class ServerConnection:
         return await future
 
     async def close(self) -> None:
-        """End the connection (the SDK stops a stdio server's process)."""
-        self.alive = False
+        """End the connection: the SDK closes a stdio server's stdin, and a server that does not
+        exit within 2 s is terminated with its whole process tree (see :meth:`_target`)."""
+        was_alive, self.alive = self.alive, False
         owner, self._owner = self._owner, None
         if owner is None or owner.done():
             return
         self._requests.put_nowait(None)
+        if not was_alive and self._scope is not None:
+            self._scope.cancel()  # still starting: it reads no queue, stop it now
         try:
-            await asyncio.wait_for(asyncio.shield(owner), 10.0)
+            await asyncio.wait_for(asyncio.shield(owner), _SHUTDOWN_SECONDS)
         except TimeoutError:
-            owner.cancel()
+            if self._scope is not None:
+                self._scope.cancel()  # an anyio cancel keeps the SDK's shielded shutdown
+            with contextlib.suppress(BaseException):
+                await asyncio.wait_for(owner, _SHUTDOWN_SECONDS)
         except Exception:
             _log.debug("closing MCP server %s failed", self.config.name, exc_info=True)
 
@@ -116,32 +142,46 @@ class ServerConnection:
         import anyio
         from mcp import Client
 
+        config = self.config
         in_flight: list[_Request] = []
+        phase = "initialize"
         try:
-            async with AsyncExitStack() as stack:
-                target = self._target(stack)
-                client = await stack.enter_async_context(
-                    Client(target, message_handler=self._on_message)
-                )
-                tools = await _list_tools(client)
-                ready.set_result(tools)
-                async with anyio.create_task_group() as group:
-                    self._relist = lambda: group.start_soon(self._list_changed, client)
-                    group.start_soon(self._listen_for_changes, client)
-                    while (request := await requests.get()) is not None:
-                        in_flight.append(request)
-                        group.start_soon(self._serve, client, request, requests)
-                    group.cancel_scope.cancel()
+            with anyio.CancelScope(deadline=anyio.current_time() + config.startup_timeout) as scope:
+                self._scope = scope
+                async with AsyncExitStack() as stack:
+                    target = self._target(stack)
+                    client = await stack.enter_async_context(
+                        Client(target, message_handler=self._on_message)
+                    )
+                    phase = "tools/list"
+                    tools = await _list_tools(client)
+                    scope.deadline = math.inf
+                    ready.set_result(tools)
+                    async with anyio.create_task_group() as group:
+                        self._relist = lambda: group.start_soon(self._list_changed, client)
+                        group.start_soon(self._listen_for_changes, client)
+                        while (request := await requests.get()) is not None:
+                            in_flight.append(request)
+                            group.start_soon(self._serve, client, request, requests)
+                        group.cancel_scope.cancel()
+            if scope.cancelled_caught and not ready.done():
+                reason = f"did not answer {phase} within {config.startup_timeout:g} s"
+                if self._owner is not None:  # not closed meanwhile: the deadline passed
+                    reason += "; tether stopped it"
+                ready.set_exception(_connect_error(config, TimeoutError(reason), self.errlog))
         except BaseException as exc:
             if not ready.done():
-                ready.set_exception(_connect_error(self.config, exc, self.errlog))
+                ready.set_exception(_connect_error(config, exc, self.errlog))
             elif not isinstance(exc, Exception):
                 raise
             else:
-                _log.debug("MCP server %s: connection ended", self.config.name, exc_info=True)
+                _log.debug("MCP server %s: connection ended", config.name, exc_info=True)
         finally:
             self.alive = False
-            gone = ServerGone(f'the connection to MCP server "{self.config.name}" ended')
+            self._scope = None
+            if not ready.done():
+                ready.set_exception(ServerGone(f'MCP server "{config.name}" was closed'))
+            gone = ServerGone(f'the connection to MCP server "{config.name}" ended')
             while not requests.empty():
                 pending = requests.get_nowait()
                 if pending is not None:
@@ -159,9 +199,10 @@ class ServerConnection:
 
         if request.future.done():
             return
-        progress = _progress_callback(request.on_progress)
-        with anyio.CancelScope() as scope:
+        timeout = self.config.request_timeout
+        with anyio.CancelScope(deadline=anyio.current_time() + timeout) as scope:
             request.scope = scope
+            progress = _progress_callback(request.on_progress, scope, timeout)
             try:
                 result = await client.call_tool(
                     request.name, request.arguments, progress_callback=progress
@@ -181,6 +222,9 @@ class ServerConnection:
                 return
             if not request.future.done():
                 request.future.set_result(result)
+        if scope.cancelled_caught and not request.future.done():
+            reason = f'did not answer tools/call "{request.name}" within {timeout:g} s'
+            request.future.set_exception(TimeoutError(f"{_server_label(self.config)} {reason}"))
 
     def _died(
         self, request: _Request, requests: asyncio.Queue[_Request | None], cause: BaseException
@@ -212,8 +256,11 @@ class ServerConnection:
             _log.debug("MCP server %s: no tool-change events", self.config.name, exc_info=True)
 
     async def _list_changed(self, client: Client) -> None:
+        import anyio
+
         try:
-            tools = await _list_tools(client)
+            with anyio.fail_after(self.config.request_timeout):
+                tools = await _list_tools(client)
         except Exception:
             _log.warning("MCP server %s: listing its changed tools failed", self.config.name)
             return
@@ -227,8 +274,13 @@ class ServerConnection:
         if config.url is not None:
             return _http_target(config.url, config.headers, stack) if config.headers else config.url
         assert config.command is not None
+        from tether.tools.operations import reaped_argv
+
+        # Under the reaper, the SDK's SIGTERM to the server's process group kills the server's
+        # whole tree (children that called setsid included), and so does tether's death.
+        command, *args = reaped_argv([_executable(config), *config.args])
         parameters = StdioServerParameters(
-            command=config.command, args=list(config.args), env=config.env, cwd=config.cwd
+            command=command, args=args, env=config.env, cwd=config.cwd
         )
         if self.errlog is None:
             return parameters
@@ -261,12 +313,17 @@ async def _list_tools(client: Client) -> list[mcp_types.Tool]:
     return tools
 
 
-def _progress_callback(on_progress: ProgressFn | None) -> Any:
-    if on_progress is None:
-        return None
+def _progress_callback(
+    on_progress: ProgressFn | None, scope: anyio.CancelScope, timeout: float
+) -> Any:
+    """Reports progress, and restarts the request's clock: a server that says it is working is
+    not stuck."""
+    import anyio
 
     async def report(progress: float, total: float | None, message: str | None) -> None:
-        on_progress(progress, total, message)
+        scope.deadline = anyio.current_time() + timeout
+        if on_progress is not None:
+            on_progress(progress, total, message)
 
     return report
 
@@ -283,4 +340,27 @@ def _connect_error(config: McpServerConfig, exc: BaseException, errlog: Path | N
         exc = exc.exceptions[0]
     reason = str(exc) or type(exc).__name__
     where = f" (its stderr: {errlog})" if errlog is not None and config.url is None else ""
-    return ConnectionError(f'MCP server "{config.name}" ({config.endpoint}): {reason}{where}')
+    return ConnectionError(f"{_server_label(config)}: {reason}{where}")
+
+
+def _server_label(config: McpServerConfig) -> str:
+    return f'MCP server "{config.name}" ({config.endpoint})'
+
+
+def _executable(config: McpServerConfig) -> str:
+    """The server's command as an absolute path, looked up as the SDK would (its ``PATH``,
+    relative paths from ``cwd``), so a missing one is named before anything starts."""
+    from mcp.client.stdio import get_default_environment
+
+    assert config.command is not None
+    command = config.command
+    if os.sep in command:
+        found = os.path.join(config.cwd or os.getcwd(), os.path.expanduser(command))
+        if os.path.isfile(found) and os.access(found, os.X_OK):
+            return os.path.abspath(found)
+        raise FileNotFoundError(f"cannot run {command}: no such executable file")
+    path = (get_default_environment() | (config.env or {})).get("PATH", os.defpath)
+    found_on_path = shutil.which(command, path=path)
+    if found_on_path is None:
+        raise FileNotFoundError(f"cannot run {command}: not found on PATH")
+    return os.path.abspath(found_on_path)
