@@ -35,6 +35,7 @@ from ._pins import PinCheck, PinStatus, PinStore, definition_digest
 from ._results import MAX_IMAGE_BYTES, to_agent_result
 from ._serve import HTTP_HOST, HTTP_PATH, governed_tools, serve, serve_tools
 from ._server import NO_APPROVAL_CHANNEL, build_server, to_call_result
+from ._stdio import checked_stdio_server, malformed_request_reply
 
 __all__ = [
     "DEFAULT_REQUEST_TIMEOUT",
@@ -58,11 +59,13 @@ __all__ = [
     "accept_tools",
     "annotations_for",
     "build_server",
+    "checked_stdio_server",
     "config_path",
     "connect_configured_servers",
     "definition_digest",
     "governed_tools",
     "load_server_configs",
+    "malformed_request_reply",
     "print_server_list",
     "serve",
     "serve_tools",
