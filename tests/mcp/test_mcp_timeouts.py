@@ -13,21 +13,16 @@ from pathlib import Path
 import psutil
 import pytest
 from tests.ai.providers.loopback import LoopbackServer
-from tests.cli.support import MODEL, TETHER, environment, run_tether, text_reply, write_models_toml
+from tests.cli.support import MODEL, run_tether, spawn_tether, text_reply, write_models_toml
 
-from tether.agent import run_tool_call
-from tether.ai import ToolCall, ToolResultMessage
-from tether.gate import Gate
 from tether.mcp import (
     DEFAULT_REQUEST_TIMEOUT,
     DEFAULT_STARTUP_TIMEOUT,
-    McpClients,
     McpConfigError,
     load_server_configs,
 )
 
 SILENT_SERVER = str(Path(__file__).with_name("silent_server.py"))
-SDK_SERVERS = str(Path(__file__).with_name("sdk_servers.py"))
 
 
 def _alive(pid: int) -> bool:
@@ -54,6 +49,16 @@ async def _wait_until(condition, *, limit: float = 30.0) -> None:
         await asyncio.sleep(0.05)
 
 
+def _silent_server(pidfile: Path, startup_timeout: float) -> str:
+    """The config table of a server that never answers and writes its pids to ``pidfile``."""
+    return f"""
+[mcp.servers.silent]
+command = "{sys.executable}"
+args = ["{SILENT_SERVER}", "{pidfile}"]
+startup_timeout = {startup_timeout}
+"""
+
+
 def _pids(pidfile: Path) -> list[int]:
     return [int(line) for line in pidfile.read_text(encoding="utf-8").split()]
 
@@ -67,20 +72,10 @@ async def test_a_run_goes_on_without_servers_that_never_answer_and_leaves_no_pro
     pidfile = tmp_path / "silent.pids"
     async with LoopbackServer([text_reply("Done without them.")]) as server:
         write_models_toml(home, server.url)
-        (home / "config.toml").write_text(
-            f"""
-[mcp.servers.stuck]
-command = "sleep"
-args = ["{seconds}"]
-startup_timeout = 1
-
-[mcp.servers.silent]
-command = "{sys.executable}"
-args = ["{SILENT_SERVER}", "{pidfile}"]
-startup_timeout = 5
-""",
-            encoding="utf-8",
+        stuck = (
+            f'[mcp.servers.stuck]\ncommand = "sleep"\nargs = ["{seconds}"]\nstartup_timeout = 1\n'
         )
+        (home / "config.toml").write_text(stuck + _silent_server(pidfile, 5), encoding="utf-8")
         done = await run_tether("-p", "hello", "--model", MODEL, home=home, cwd=project)
     assert done.code == 0, done.stderr
     assert done.stdout == "Done without them.\n"
@@ -105,27 +100,8 @@ async def test_tether_killed_while_a_server_never_answers_takes_the_server_tree_
     pidfile = tmp_path / "silent.pids"
     async with LoopbackServer([text_reply("unreachable")]) as server:
         write_models_toml(home, server.url)
-        (home / "config.toml").write_text(
-            f"""
-[mcp.servers.silent]
-command = "{sys.executable}"
-args = ["{SILENT_SERVER}", "{pidfile}"]
-startup_timeout = 600
-""",
-            encoding="utf-8",
-        )
-        process = await asyncio.create_subprocess_exec(
-            TETHER,
-            "-p",
-            "hello",
-            "--model",
-            MODEL,
-            cwd=str(project),
-            env=environment(home),
-            stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.DEVNULL,
-            stderr=asyncio.subprocess.DEVNULL,
-        )
+        (home / "config.toml").write_text(_silent_server(pidfile, 600), encoding="utf-8")
+        process = await spawn_tether("-p", "hello", "--model", MODEL, home=home, cwd=project)
         await _wait_until(pidfile.exists)
         assert pidfile.exists(), "the silent server never started"
         silent, child = _pids(pidfile)
@@ -166,67 +142,17 @@ async def test_a_missing_command_is_named_before_anything_starts(tmp_path: Path)
     assert "cannot run no-such-mcp-server-here: not found on PATH" in done.stdout
 
 
-@pytest.fixture
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    path = tmp_path / "home"
-    path.mkdir()
-    monkeypatch.setenv("TETHER_HOME", str(path))
-    return path
+def _configured(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, config: str) -> None:
+    monkeypatch.setenv("TETHER_HOME", str(tmp_path))
+    (tmp_path / "config.toml").write_text(config, encoding="utf-8")
 
 
-def _text(result: ToolResultMessage) -> str:
-    return "".join(getattr(block, "text", "") for block in result.content)
-
-
-async def test_a_call_the_server_never_answers_times_out_and_the_server_stays(home: Path):
-    (home / "config.toml").write_text(
-        f"""
-[mcp.servers.slow]
-command = "{sys.executable}"
-args = ["{SDK_SERVERS}", "slow"]
-trust = "read_only"
-request_timeout = 2
-""",
-        encoding="utf-8",
-    )
-    clients = McpClients(load_server_configs(), notify=lambda message: None)
-    try:
-        clients.connect()
-        tools = clients.tools()
-        gate = Gate("normal", None)
-
-        async def call(name: str, arguments: dict[str, object]) -> ToolResultMessage:
-            return await run_tool_call(
-                ToolCall("call-1", name, arguments),
-                tools,
-                before_tool_call=gate.before_tool_call,
-                after_tool_call=gate.after_tool_call,
-            )
-
-        hung = await call("mcp__slow__hang", {})
-        assert hung.is_error
-        assert _text(hung).startswith('MCP server "slow" (')
-        assert _text(hung).endswith(
-            'sdk_servers.py slow) did not answer tools/call "hang" within 2 s; '
-            "the call was cancelled."
-        )
-        # each progress notification restarts the clock: 4 s of work with a 2 s timeout
-        busy = await call("mcp__slow__busy", {"seconds": 4})
-        assert not busy.is_error, _text(busy)
-        assert "done" in _text(busy)
-        echo = await call("mcp__slow__echo", {"text": "still here"})
-        assert "echo: still here" in _text(echo)
-    finally:
-        clients.close()
-
-
-def test_timeouts_have_defaults_and_are_checked(home: Path):
-    config = home / "config.toml"
-    config.write_text('[mcp.servers.a]\ncommand = "x"\n', encoding="utf-8")
+def test_timeouts_have_defaults_and_are_checked(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    _configured(tmp_path, monkeypatch, '[mcp.servers.a]\ncommand = "x"\n')
     (server,) = load_server_configs()
     assert (server.startup_timeout, server.request_timeout) == (10.0, 60.0)
     assert (DEFAULT_STARTUP_TIMEOUT, DEFAULT_REQUEST_TIMEOUT) == (10.0, 60.0)
-    config.write_text(
+    (tmp_path / "config.toml").write_text(
         '[mcp.servers.a]\ncommand = "x"\nstartup_timeout = 2.5\nrequest_timeout = 600\n',
         encoding="utf-8",
     )
@@ -245,8 +171,10 @@ def test_timeouts_have_defaults_and_are_checked(home: Path):
         ("startup_timeout = inf", "startup_timeout must be more than 0 and at most 86400 seconds"),
     ],
 )
-def test_a_bad_timeout_is_a_clear_error(home: Path, line: str, message: str):
-    (home / "config.toml").write_text(f'[mcp.servers.a]\ncommand = "x"\n{line}\n', encoding="utf-8")
+def test_a_bad_timeout_is_a_clear_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, line: str, message: str
+):
+    _configured(tmp_path, monkeypatch, f'[mcp.servers.a]\ncommand = "x"\n{line}\n')
     with pytest.raises(McpConfigError) as raised:
         load_server_configs()
     assert "[mcp.servers.a]" in str(raised.value) and message in str(raised.value)

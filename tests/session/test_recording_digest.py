@@ -29,19 +29,12 @@ class Recording:
         return "allow_once"
 
 
-def _approvals(path: str) -> list[dict]:
-    with open(path, encoding="utf-8") as handle:
-        lines = [json.loads(line) for line in handle if line.strip()]
-    return [line for line in lines if line["type"] == "approval"]
-
-
-async def test_the_approved_digest_is_the_one_recorded_for_coerced_arguments(tmp_path):
+async def _run(tmp_path, *calls) -> tuple[Session, Gate, Recording, Agent]:
+    """One batch of ``count`` calls through the real loop, a gate asking a person, recorded."""
     session = SessionStore(str(tmp_path)).create(str(tmp_path))
     person = Recording()
     gate = Gate("normal", person, workspace=str(tmp_path))  # an ungoverned tool: ask
-    model = FauxModel(
-        [faux_message(faux_tool_call("count", {"n": "5"}, id="c1")), faux_text("counted")]
-    )
+    model = FauxModel([faux_message(*calls), faux_text("counted")])
     agent = Agent(
         model=model.model,
         stream_fn=model.stream,
@@ -49,7 +42,20 @@ async def test_the_approved_digest_is_the_one_recorded_for_coerced_arguments(tmp
         before_tool_call=gate.before_tool_call,
     )
     session.attach(agent)
-    await agent.prompt("count to five")
+    await agent.prompt("count")
+    return session, gate, person, agent
+
+
+def _approvals(path: str) -> list[dict]:
+    with open(path, encoding="utf-8") as handle:
+        lines = [json.loads(line) for line in handle if line.strip()]
+    return [line for line in lines if line["type"] == "approval"]
+
+
+async def test_the_approved_digest_is_the_one_recorded_for_coerced_arguments(tmp_path):
+    session, gate, person, agent = await _run(
+        tmp_path, faux_tool_call("count", {"n": "5"}, id="c1")
+    )
 
     validated = action_digest("count", {"n": 5})
     assert validated != action_digest("count", {"n": "5"})  # what the recorder used to write
@@ -69,19 +75,8 @@ async def test_the_approved_digest_is_the_one_recorded_for_coerced_arguments(tmp
 
 async def test_a_parallel_batch_pairs_each_decision_with_its_own_call(tmp_path):
     """Two calls with the same validated arguments ("3" and 3): each entry names its own call."""
-    session = SessionStore(str(tmp_path)).create(str(tmp_path))
-    person = Recording()
-    gate = Gate("normal", person, workspace=str(tmp_path))
     calls = [faux_tool_call("count", {"n": n}, id=f"c{i}") for i, n in enumerate(("3", 3, "2"))]
-    model = FauxModel([faux_message(*calls), faux_text("counted")])
-    agent = Agent(
-        model=model.model,
-        stream_fn=model.stream,
-        tools=[count],
-        before_tool_call=gate.before_tool_call,
-    )
-    session.attach(agent)
-    await agent.prompt("count")
+    session, gate, person, _ = await _run(tmp_path, *calls)
 
     three, two = action_digest("count", {"n": 3}), action_digest("count", {"n": 2})
     expected = {"c0": three, "c1": three, "c2": two}
