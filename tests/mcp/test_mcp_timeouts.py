@@ -85,6 +85,7 @@ async def test_a_run_goes_on_without_servers_that_never_answer_and_leaves_no_pro
     )
     assert 'MCP server "silent"' in done.stderr
     assert "did not answer initialize within 5 s; tether stopped it" in done.stderr
+    assert done.stderr.count("its tools are left out of this run") == 2
     offered = [tool["function"]["name"] for tool in server.requests[0].json().get("tools", [])]
     assert not [name for name in offered if name.startswith("mcp__")]
     assert _sleepers(seconds) == []

@@ -7,6 +7,8 @@
   (:func:`load_server_configs`) and turns their tools into governed tools ``mcp__SERVER__TOOL``
   whose definitions are pinned by digest (:class:`PinStore`); ``tether mcp list`` and
   ``tether mcp accept`` (:func:`print_server_list`, :func:`accept_tools`) show and accept them.
+  Each server has a ``startup_timeout`` and a ``request_timeout``; one that does not answer in
+  time is named with the reason, and every stdio server is stopped with its whole process tree.
 
 The SDK is imported only when a server or connection starts, so importing this package is cheap.
 """
@@ -35,7 +37,7 @@ from ._pins import PinCheck, PinStatus, PinStore, definition_digest
 from ._results import MAX_IMAGE_BYTES, to_agent_result
 from ._serve import HTTP_HOST, HTTP_PATH, governed_tools, serve, serve_tools
 from ._server import NO_APPROVAL_CHANNEL, build_server, to_call_result
-from ._stdio import checked_stdio_server, malformed_request_reply
+from ._stdio import malformed_request_reply
 
 __all__ = [
     "DEFAULT_REQUEST_TIMEOUT",
@@ -59,7 +61,6 @@ __all__ = [
     "accept_tools",
     "annotations_for",
     "build_server",
-    "checked_stdio_server",
     "config_path",
     "connect_configured_servers",
     "definition_digest",

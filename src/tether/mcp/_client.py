@@ -9,7 +9,9 @@ tool's input schema by the pipeline before the call; results are capped and mark
 
 Definitions are pinned (:mod:`._pins`): a changed or new tool is withheld, and the person is told
 what changed and how to accept it. A server that dies mid-call gives that call an error result;
-the next call restarts it, once — if that fails, the server stays down for the session.
+the next call restarts it, once — if that fails, the server stays down for the session. One that
+does not start within its ``startup_timeout`` is reported with the reason and left out; a call
+it does not answer within its ``request_timeout`` is an error result (:mod:`._connection`).
 """
 
 from __future__ import annotations
@@ -156,8 +158,9 @@ class McpClients:
         try:
             tools = await state.connection.open()
         except Exception as exc:
-            state.state, state.error = "down", str(exc)
-            self.notify(f"tether: {exc}")
+            reason = str(exc) or f'MCP server "{state.config.name}": {type(exc).__name__}'
+            state.state, state.error = "down", reason
+            self.notify(f"tether: {reason}; its tools are left out of this run")
             return
         state.state, state.error = "connected", None
         self._take_listing(state, tools, first_connect=True)

@@ -6,6 +6,14 @@ touches the SDK: the connection's own task enters the client and serves requests
 queue, each in a child of its task group; a caller awaits a future and cancelling it cancels that
 child (the SDK then tells the server). A server that dies fails the calls in flight with
 :class:`ServerGone`, and the connection stays closed until :meth:`ServerConnection.open` again.
+
+Timeouts are the server's own (:class:`McpServerConfig`): ``startup_timeout`` bounds
+``initialize`` and ``tools/list`` together — a server that misses it is stopped and the error
+says which of the two it did not answer — and ``request_timeout`` bounds each call, restarted by
+every progress notification; a call that misses it is cancelled (the server is told) and fails
+with :class:`TimeoutError`, and the server stays. A stdio server runs under the reaper of
+:mod:`tether.tools.operations`, so stopping it (the SDK's SIGTERM after 2 s without an exit)
+kills its whole process tree, daemons included, and tether's own death — even by SIGKILL — does too.
 """
 
 from __future__ import annotations
