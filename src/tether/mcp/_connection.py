@@ -173,10 +173,11 @@ class ServerConnection:
                             group.start_soon(self._serve, client, request, requests)
                         group.cancel_scope.cancel()
             if scope.cancelled_caught and not ready.done():
+                if asyncio.current_task() is not self._owner:  # closed while it started
+                    raise ServerGone("closed while it started")
                 reason = f"did not answer {phase} within {config.startup_timeout:g} s"
-                if self._owner is not None:  # not closed meanwhile: the deadline passed
-                    reason += "; tether stopped it"
-                ready.set_exception(_connect_error(config, TimeoutError(reason), self.errlog))
+                timed_out = TimeoutError(f"{reason}; tether stopped it")
+                ready.set_exception(_connect_error(config, timed_out, self.errlog))
         except BaseException as exc:
             if not ready.done():
                 ready.set_exception(_connect_error(config, exc, self.errlog))
