@@ -21,7 +21,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import math
 import os
 import shutil
 from collections.abc import Callable
@@ -83,14 +82,15 @@ class ServerConnection:
 
     async def open(self) -> list[mcp_types.Tool]:
         """Connect (again) and return the server's tools; raises :class:`ConnectionError`
-        naming the server and the reason, after its process (tree) was stopped."""
+        naming the server and the reason. A server that misses its ``startup_timeout`` is
+        reported at the deadline and stopped in the background (:meth:`close` waits for it)."""
         await self.close()
         self._requests = asyncio.Queue()
         ready: asyncio.Future[list[mcp_types.Tool]] = asyncio.get_running_loop().create_future()
-        self._owner = asyncio.ensure_future(self._own(ready, self._requests))
+        self._owner = owner = asyncio.ensure_future(self._own(ready, self._requests))
         try:
-            # _own settles ``ready`` itself, within the startup timeout plus the SDK's bounded
-            # shutdown; this backstop only guards against a transport that ignores cancellation.
+            # _own settles ``ready`` by the startup deadline; this backstop only guards against
+            # a transport that ignores cancellation.
             tools = await asyncio.wait_for(
                 asyncio.shield(ready), self.config.startup_timeout + _SHUTDOWN_SECONDS
             )
@@ -100,6 +100,10 @@ class ServerConnection:
                 f"{_server_label(self.config)}: did not start within "
                 f"{self.config.startup_timeout:g} s"
             ) from None
+        except ConnectionError:
+            if owner.done():
+                self._owner = None
+            raise  # still stopping the server, if it was started: close() waits for that
         except BaseException:
             await self.close()
             raise
@@ -147,14 +151,33 @@ class ServerConnection:
         ready: asyncio.Future[list[mcp_types.Tool]],
         requests: asyncio.Queue[_Request | None],
     ) -> None:
+        # Everything _target and the SDK's client need is imported before the clock starts: a
+        # first import of the SDK can take seconds on a loaded machine, and it is not the
+        # server's time.
         import anyio
+        import mcp.client.stdio  # noqa: F401
         from mcp import Client
+
+        import tether.tools.operations  # noqa: F401
 
         config = self.config
         in_flight: list[_Request] = []
         phase = "initialize"
+        scope = anyio.CancelScope()
+
+        def missed_the_deadline() -> None:
+            """Report at once; the SDK's shutdown then stops the server in this task."""
+            if not ready.done():
+                reason = f"did not answer {phase} within {config.startup_timeout:g} s"
+                timed_out = TimeoutError(f"{reason}; tether stopped it")
+                ready.set_exception(_connect_error(config, timed_out, self.errlog))
+            scope.cancel()
+
+        deadline = asyncio.get_running_loop().call_later(
+            config.startup_timeout, missed_the_deadline
+        )
         try:
-            with anyio.CancelScope(deadline=anyio.current_time() + config.startup_timeout) as scope:
+            with scope:
                 self._scope = scope
                 async with AsyncExitStack() as stack:
                     target = self._target(stack)
@@ -163,21 +186,11 @@ class ServerConnection:
                     )
                     phase = "tools/list"
                     tools = await _list_tools(client)
-                    scope.deadline = math.inf
+                    deadline.cancel()
                     ready.set_result(tools)
-                    async with anyio.create_task_group() as group:
-                        self._relist = lambda: group.start_soon(self._list_changed, client)
-                        group.start_soon(self._listen_for_changes, client)
-                        while (request := await requests.get()) is not None:
-                            in_flight.append(request)
-                            group.start_soon(self._serve, client, request, requests)
-                        group.cancel_scope.cancel()
+                    await self._serve_requests(client, requests, in_flight)
             if scope.cancelled_caught and not ready.done():
-                if asyncio.current_task() is not self._owner:  # closed while it started
-                    raise ServerGone("closed while it started")
-                reason = f"did not answer {phase} within {config.startup_timeout:g} s"
-                timed_out = TimeoutError(f"{reason}; tether stopped it")
-                ready.set_exception(_connect_error(config, timed_out, self.errlog))
+                raise ServerGone("closed while it started")
         except BaseException as exc:
             if not ready.done():
                 ready.set_exception(_connect_error(config, exc, self.errlog))
@@ -186,18 +199,26 @@ class ServerConnection:
             else:
                 _log.debug("MCP server %s: connection ended", config.name, exc_info=True)
         finally:
+            deadline.cancel()
             self.alive = False
             self._scope = None
             if not ready.done():
                 ready.set_exception(ServerGone(f'MCP server "{config.name}" was closed'))
-            gone = ServerGone(f'the connection to MCP server "{config.name}" ended')
-            while not requests.empty():
-                pending = requests.get_nowait()
-                if pending is not None:
-                    in_flight.append(pending)
-            for request in in_flight:
-                if not request.future.done():
-                    request.future.set_exception(gone)
+            _fail_pending(config, requests, in_flight)
+
+    async def _serve_requests(
+        self, client: Client, requests: asyncio.Queue[_Request | None], in_flight: list[_Request]
+    ) -> None:
+        """Serve each request of the queue in a child task, until ``None``."""
+        import anyio
+
+        async with anyio.create_task_group() as group:
+            self._relist = lambda: group.start_soon(self._list_changed, client)
+            group.start_soon(self._listen_for_changes, client)
+            while (request := await requests.get()) is not None:
+                in_flight.append(request)
+                group.start_soon(self._serve, client, request, requests)
+            group.cancel_scope.cancel()
 
     async def _serve(
         self, client: Client, request: _Request, requests: asyncio.Queue[_Request | None]
@@ -320,6 +341,20 @@ async def _list_tools(client: Client) -> list[mcp_types.Tool]:
         if cursor is None:
             break
     return tools
+
+
+def _fail_pending(
+    config: McpServerConfig, requests: asyncio.Queue[_Request | None], in_flight: list[_Request]
+) -> None:
+    """The connection ended: every call still waiting fails with :class:`ServerGone`."""
+    gone = ServerGone(f'the connection to MCP server "{config.name}" ended')
+    while not requests.empty():
+        pending = requests.get_nowait()
+        if pending is not None:
+            in_flight.append(pending)
+    for request in in_flight:
+        if not request.future.done():
+            request.future.set_exception(gone)
 
 
 def _progress_callback(
