@@ -113,18 +113,27 @@ def environment(home: Path) -> dict[str, str]:
     return env
 
 
-async def run_tether(
-    *args: str, home: Path, cwd: Path, stdin: str | None = None, timeout: float = 60
-) -> Completed:
-    process = await asyncio.create_subprocess_exec(
+async def spawn_tether(
+    *args: str, home: Path, cwd: Path, stdin: int = asyncio.subprocess.DEVNULL
+) -> asyncio.subprocess.Process:
+    """``tether ARGS`` started in ``cwd`` with ``home`` as its ``TETHER_HOME``, stdout and
+    stderr piped."""
+    return await asyncio.create_subprocess_exec(
         TETHER,
         *args,
         cwd=str(cwd),
         env=environment(home),
-        stdin=asyncio.subprocess.PIPE if stdin is not None else asyncio.subprocess.DEVNULL,
+        stdin=stdin,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
     )
+
+
+async def run_tether(
+    *args: str, home: Path, cwd: Path, stdin: str | None = None, timeout: float = 60
+) -> Completed:
+    piped = asyncio.subprocess.PIPE if stdin is not None else asyncio.subprocess.DEVNULL
+    process = await spawn_tether(*args, home=home, cwd=cwd, stdin=piped)
     out, err = await asyncio.wait_for(
         process.communicate(stdin.encode() if stdin is not None else None), timeout
     )

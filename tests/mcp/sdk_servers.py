@@ -7,7 +7,9 @@
   ``$CRASH_MARKER`` file, so that a restarted server works; ``$CRASH_ALWAYS`` makes every start
   after the first fail too;
 - ``growing``: ``grow`` (read-only), which adds a tool ``extra`` and tells the client that the
-  list of tools changed, and ``reword``, which changes ``grow``'s description and tells it too.
+  list of tools changed, and ``reword``, which changes ``grow``'s description and tells it too;
+- ``slow``: ``hang``, which never answers, ``busy``, which works for ``seconds`` reporting
+  progress every 0.1 s, and ``echo`` (all read-only).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import os
 import sys
 import time
 
+import anyio
 from mcp.server import MCPServer
 from mcp.server.mcpserver import Context
 from mcp.types import ToolAnnotations
@@ -83,5 +86,32 @@ def growing() -> MCPServer:
     return server
 
 
+def slow() -> MCPServer:
+    server = MCPServer("slow")
+
+    @server.tool(annotations=READ_ONLY)
+    async def hang() -> str:
+        """Never answer."""
+        await anyio.sleep_forever()
+        return "unreachable"
+
+    @server.tool(annotations=READ_ONLY)
+    async def busy(seconds: float, ctx: Context) -> str:
+        """Work for a while, saying so."""
+        steps = int(seconds * 10)
+        for step in range(steps):
+            await ctx.report_progress(step, steps, "working")
+            await anyio.sleep(0.1)
+        return "done"
+
+    @server.tool(annotations=READ_ONLY)
+    def echo(text: str) -> str:
+        """Return the text."""
+        return f"echo: {text}"
+
+    return server
+
+
 if __name__ == "__main__":
-    {"changing": changing, "crashing": crashing, "growing": growing}[sys.argv[1]]().run("stdio")
+    kinds = {"changing": changing, "crashing": crashing, "growing": growing, "slow": slow}
+    kinds[sys.argv[1]]().run("stdio")

@@ -1,5 +1,5 @@
 """tether as an MCP client: real servers from PyPI (mcp-server-time, mcp-server-git) and servers
-built here with the SDK that change a tool between connections or die mid-call."""
+built here with the SDK that change a tool between connections, die mid-call or never answer."""
 
 from __future__ import annotations
 
@@ -327,3 +327,21 @@ def test_headers_are_for_http_servers_only(tmp_path):
     )
     with pytest.raises(McpConfigError, match="headers must be a table of strings, for a url"):
         load_server_configs(path)
+
+
+async def test_a_call_the_server_never_answers_times_out_and_the_server_stays(home, sessions):
+    slow = f'command = "{sys.executable}"\nargs = ["{SDK_SERVERS}", "slow"]\n'
+    _configure(home, f'[mcp.servers.slow]\n{slow}trust = "read_only"\nrequest_timeout = 2\n')
+    session = _open(sessions)
+    hung = await session.call("mcp__slow__hang", {})
+    assert hung.is_error
+    assert _text(hung).startswith('MCP server "slow" (')
+    assert _text(hung).endswith(
+        'sdk_servers.py slow) did not answer tools/call "hang" within 2 s; the call was cancelled.'
+    )
+    # each progress notification restarts the clock: 4 s of work with a 2 s timeout
+    busy = await session.call("mcp__slow__busy", {"seconds": 4})
+    assert not busy.is_error, _text(busy)
+    assert "done" in _text(busy)
+    echo = await session.call("mcp__slow__echo", {"text": "still here"})
+    assert "echo: still here" in _text(echo)

@@ -125,7 +125,7 @@ class _ShownApprover:
 
     async def confirm(self, request: ApprovalRequest) -> Decision:
         decision = await self.scripted.confirm(request)
-        self.printer.approvals[request.digest] = (
+        self.printer.approvals[request.tool_call_id or request.tool_name] = (
             f"   ? needs approval: {request.reason}\n"
             f"   ? answered {decision} by the demo's scripted approver (a person, normally)"
         )

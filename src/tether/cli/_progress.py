@@ -19,8 +19,10 @@ from tether.agent import (
     TurnEnd,
 )
 from tether.ai import AssistantMessage, TextContent
-from tether.gate import action_digest, sanitize_for_display
+from tether.gate import sanitize_for_display
 from tether.tools import ToolDefinition
+
+from ._call_label import call_label
 
 __all__ = ["ProgressPrinter", "RunStats"]
 
@@ -88,10 +90,10 @@ class ProgressPrinter:
         self.definitions = definitions
         self.out = out
         self.approvals: dict[str, str] = {}
-        """Lines to show under a call, keyed by its action digest (what an approver decided):
-        the gate runs ahead of the listeners, so they are printed with the call's output."""
+        """Lines to show under a call, keyed by its tool-call id (what an approver decided about
+        it, from the gate's request): the gate runs ahead of the listeners, so they are printed
+        with the call's output."""
         self._streamed: dict[str, int] = {}
-        self._digests: dict[str, str] = {}
         self._labels: dict[str, str] = {}
 
     def __call__(self, event: AgentEvent) -> None:
@@ -99,14 +101,11 @@ class ProgressPrinter:
             label = self._call_text(event.tool_name, event.args)
             self._labels[event.tool_call_id] = label
             self._line(f"-> {label}")
-            if isinstance(event.args, Mapping):
-                self._digests[event.tool_call_id] = action_digest(event.tool_name, event.args)
         elif isinstance(event, ToolExecutionUpdate):
             self._show_approval(event.tool_call_id)
             self._stream(event.tool_call_id, event.partial_result)
         elif isinstance(event, ToolExecutionEnd):
             self._show_approval(event.tool_call_id)
-            self._digests.pop(event.tool_call_id, None)
             if event.tool_call_id in self._streamed:
                 self._stream(event.tool_call_id, event.result, final=True)
             self._streamed.pop(event.tool_call_id, None)
@@ -125,16 +124,13 @@ class ProgressPrinter:
                 self._line(sanitize_for_display(message.text().strip()))
 
     def _show_approval(self, call_id: str) -> None:
-        digest = self._digests.get(call_id)
-        note = self.approvals.pop(digest, None) if digest is not None else None
+        note = self.approvals.pop(call_id, None)
         if note is not None:
             self._line(note)
 
     def _call_text(self, name: str, args: Any) -> str:
-        definition = self.definitions.get(name)
-        if definition is not None and definition.render_call is not None:
-            return definition.render_call(args)
-        return sanitize_for_display(name)
+        label = call_label(self.definitions, name, args)
+        return label if label is not None else sanitize_for_display(name)
 
     def _result_text(self, event: ToolExecutionEnd) -> str:
         """The tool's own one-line view; a failure that never reached the tool (a denial, bad

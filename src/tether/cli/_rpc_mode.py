@@ -62,6 +62,7 @@ class RpcApprover:
                 "args": dict(request.args),
                 "reason": request.reason,
                 "digest": request.digest,
+                "tool_call_id": request.tool_call_id,
             }
         )
         try:

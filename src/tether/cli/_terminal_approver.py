@@ -66,11 +66,11 @@ class InlineApprover:
             await self._call_line_shown(request.tool_name)
             text = render_request(request)
             lines = ["Approval needed — " + text.split("\n")[0], *text.split("\n")[1:]]
-            self.transcript.asking(request.tool_name, request.digest, True)
+            self.transcript.asking(request.tool_call_id, request.tool_name, True)
             try:
                 decision = await self.surface.ask(lines)
             finally:
-                self.transcript.asking(request.tool_name, request.digest, False)
+                self.transcript.asking(request.tool_call_id, request.tool_name, False)
             said, style = _SAID[decision]
             self.transcript.note(f"  {said} — asked because {request.reason}", style)
             return decision

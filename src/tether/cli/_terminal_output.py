@@ -30,9 +30,9 @@ from tether.agent import (
     TurnStart,
 )
 from tether.ai import AssistantMessage, TextContent, ThinkingContent, UserMessage
-from tether.gate import action_digest
 from tether.tools import ToolDefinition
 
+from ._call_label import call_label
 from ._terminal_style import Styler
 
 __all__ = ["Transcript"]
@@ -50,7 +50,6 @@ class _RunningCall:
     tool_name: str
     label: str
     started: float
-    digest: str | None
     output: str = ""
     asked: bool = False
     asking: bool = False
@@ -143,14 +142,14 @@ class Transcript:
         below the call it is about."""
         return any(call.tool_name == tool_name for call in self._calls.values())
 
-    def asking(self, tool_name: str, digest: str, waiting: bool) -> None:
+    def asking(self, tool_call_id: str | None, tool_name: str, waiting: bool) -> None:
         """A person is being asked about a call (``waiting``), or has answered: its clock
-        starts again, so it shows how long the call itself ran. The call is the one whose
-        arguments have ``digest``, else the first of ``tool_name`` not asked about yet."""
-        calls = list(self._calls.values())
-        same = [c for c in calls if c.digest == digest and not c.asked]
-        unasked = [c for c in calls if c.tool_name == tool_name and not c.asked]
-        for call in (same or unasked)[:1]:
+        starts again, so it shows how long the call itself ran. The call is the one with
+        ``tool_call_id`` (the gate's request names it), else the first of ``tool_name`` not
+        asked about yet."""
+        same = self._calls.get(tool_call_id) if tool_call_id is not None else None
+        unasked = [c for c in self._calls.values() if c.tool_name == tool_name and not c.asked]
+        for call in ([same] if same is not None else unasked)[:1]:
             call.asking = waiting
             if not waiting:
                 call.asked, call.started = True, time.monotonic()
@@ -295,16 +294,8 @@ class Transcript:
                 return
 
     def _start_call(self, event: ToolExecutionStart) -> None:
-        definition = self.definitions.get(event.tool_name)
-        if definition is not None and definition.render_call is not None:
-            label = definition.render_call(event.args)
-        else:
-            label = event.tool_name
-        args = event.args
-        digest = action_digest(event.tool_name, args) if isinstance(args, Mapping) else None
-        self._calls[event.tool_call_id] = _RunningCall(
-            event.tool_name, label, time.monotonic(), digest
-        )
+        label = call_label(self.definitions, event.tool_name, event.args) or event.tool_name
+        self._calls[event.tool_call_id] = _RunningCall(event.tool_name, label, time.monotonic())
         self._waiting_since = None
         self.write([self.styler.join([("● ", "bold magenta"), (label, "bold")])])
 

@@ -29,6 +29,7 @@ from ._approval import (
 from ._catalog import Catalog, CatalogSnapshot
 from ._gate import Gate, GateRecord, Mode
 from ._governance import (
+    CONFIRM_PROPERTY,
     Governance,
     Policies,
     Review,
@@ -58,6 +59,7 @@ from ._verdict import PolicyDecision, Verdict, strictest
 
 __all__ = [
     "CONDITIONAL_SECRET_NAMES",
+    "CONFIRM_PROPERTY",
     "PROTECTED_DIRECTORIES",
     "PROTECTED_FILES",
     "PROTECTED_ROOT_NAMES",

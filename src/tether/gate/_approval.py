@@ -68,13 +68,16 @@ class ApprovalRequest:
     """One action waiting for a person.
 
     ``args`` are the arguments as the person may see them (already projected by the gate);
-    ``digest`` identifies the exact frozen arguments the decision binds to.
+    ``digest`` identifies the exact frozen arguments the decision binds to (the validated ones,
+    as the tool will receive them), and ``tool_call_id`` the call it is about: a front end finds
+    the call by its id and shows this digest, never one of its own.
     """
 
     tool_name: str
     args: Mapping[str, Any]
     reason: str
     digest: str
+    tool_call_id: str | None = None
 
 
 class Approver(Protocol):

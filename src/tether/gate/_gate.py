@@ -66,6 +66,9 @@ _log = logging.getLogger("tether.gate")
 
 Mode: TypeAlias = Literal["strict", "normal", "review", "yolo"]
 
+_DIGEST_SHOWN_TO = frozenset({"approver", "session", "reviewer", "no_approver"})
+"""Deciders whose records always carry the digest: the ones an audit trail shows."""
+
 
 @dataclass(frozen=True, slots=True)
 class GateRecord:
@@ -79,6 +82,12 @@ class GateRecord:
     """``policy``, ``mode``, ``sandbox``, ``session``, ``reviewer``, ``approver``, or
     ``no_approver`` (a person was needed but none is configured)."""
     reason: str
+    digest: str | None = None
+    """The digest the decision binds to (:func:`action_digest` of ``args``), the one a person or
+    the reviewer was shown; set whenever one of them was involved (``None`` only for calls the
+    policy, the mode or the sandbox decided alone, whose digest was never needed)."""
+    args: Mapping[str, Any] | None = None
+    """The validated arguments the gate judged, as the tool receives them."""
 
 
 class Gate:
@@ -186,7 +195,7 @@ class Gate:
             return self._deny(call, verdict, "no_approver", reason)
         shown = self._shown(call.args, owns_confirm=governance is None or governance.owns_confirm)
         decision = await self._ask(
-            self.approver, ApprovalRequest(call.name, shown, why, call.digest)
+            self.approver, ApprovalRequest(call.name, shown, why, call.digest, call.id)
         )
         if decision in ("allow_once", "allow_session"):
             if decision == "allow_session":
@@ -296,10 +305,10 @@ class Gate:
 
     def _allow(self, call: _Call, verdict: Verdict, by: str, reason: str) -> None:
         """Record an allowed call; the hook then returns ``None`` (let it run)."""
-        self.records.append(GateRecord(call.id, call.name, verdict.decision, "allowed", by, reason))
+        self.records.append(call.record(verdict, "allowed", by, reason))
 
     def _deny(self, call: _Call, verdict: Verdict, by: str, reason: str) -> BeforeToolCallResult:
-        self.records.append(GateRecord(call.id, call.name, verdict.decision, "denied", by, reason))
+        self.records.append(call.record(verdict, "denied", by, reason))
         return BeforeToolCallResult(block=True, reason=reason)
 
 
@@ -336,6 +345,15 @@ class _Call:
         if self._digest is None:
             self._digest = action_digest(self.name, self.args)
         return self._digest
+
+    def record(
+        self, verdict: Verdict, outcome: Literal["allowed", "denied"], by: str, reason: str
+    ) -> GateRecord:
+        """The audit record of this decision, with the digest a person or the reviewer saw."""
+        digest = self.digest if by in _DIGEST_SHOWN_TO else self._digest
+        return GateRecord(
+            self.id, self.name, verdict.decision, outcome, by, reason, digest, dict(self.args)
+        )
 
 
 def _find_tool(tools: Sequence[AgentTool], name: str) -> AgentTool | None:

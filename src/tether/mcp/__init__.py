@@ -7,6 +7,8 @@
   (:func:`load_server_configs`) and turns their tools into governed tools ``mcp__SERVER__TOOL``
   whose definitions are pinned by digest (:class:`PinStore`); ``tether mcp list`` and
   ``tether mcp accept`` (:func:`print_server_list`, :func:`accept_tools`) show and accept them.
+  Each server has a ``startup_timeout`` and a ``request_timeout``; one that does not answer in
+  time is named with the reason, and every stdio server is stopped with its whole process tree.
 
 The SDK is imported only when a server or connection starts, so importing this package is cheap.
 """
@@ -20,15 +22,26 @@ from ._client import (
     tool_name_for,
 )
 from ._commands import accept_tools, print_server_list
-from ._config import McpConfigError, McpServerConfig, Trust, config_path, load_server_configs
+from ._config import (
+    DEFAULT_REQUEST_TIMEOUT,
+    DEFAULT_STARTUP_TIMEOUT,
+    McpConfigError,
+    McpServerConfig,
+    Trust,
+    config_path,
+    load_server_configs,
+)
 from ._connection import ServerConnection, ServerGone
 from ._http_auth import McpTokenError, token_path
 from ._pins import PinCheck, PinStatus, PinStore, definition_digest
 from ._results import MAX_IMAGE_BYTES, to_agent_result
 from ._serve import HTTP_HOST, HTTP_PATH, governed_tools, serve, serve_tools
 from ._server import NO_APPROVAL_CHANNEL, build_server, to_call_result
+from ._stdio import malformed_request_reply
 
 __all__ = [
+    "DEFAULT_REQUEST_TIMEOUT",
+    "DEFAULT_STARTUP_TIMEOUT",
     "HTTP_HOST",
     "HTTP_PATH",
     "MAX_IMAGE_BYTES",
@@ -53,6 +66,7 @@ __all__ = [
     "definition_digest",
     "governed_tools",
     "load_server_configs",
+    "malformed_request_reply",
     "print_server_list",
     "serve",
     "serve_tools",

@@ -9,12 +9,15 @@ tool's input schema by the pipeline before the call; results are capped and mark
 
 Definitions are pinned (:mod:`._pins`): a changed or new tool is withheld, and the person is told
 what changed and how to accept it. A server that dies mid-call gives that call an error result;
-the next call restarts it, once — if that fails, the server stays down for the session.
+the next call restarts it, once — if that fails, the server stays down for the session. One that
+does not start within its ``startup_timeout`` is reported with the reason and left out; a call
+it does not answer within its ``request_timeout`` is an error result (:mod:`._connection`).
 """
 
 from __future__ import annotations
 
 import asyncio
+import atexit
 import re
 import sys
 import threading
@@ -91,7 +94,6 @@ class McpClients:
         pins: PinStore | None = None,
         notify: Callable[[str], None] | None = None,
         boundary: UntrustedBoundary | None = None,
-        connect_timeout: float = 30.0,
         log_dir: Path | None = None,
     ) -> None:
         """``log_dir`` receives each stdio server's stderr as ``NAME.log`` (default
@@ -105,7 +107,6 @@ class McpClients:
                 ServerConnection(
                     config,
                     on_tools_changed=partial(self._tools_changed, config.name),
-                    connect_timeout=connect_timeout,
                     errlog=(log_dir or _default_log_dir()) / f"{config.name}.log",
                 ),
             )
@@ -117,6 +118,7 @@ class McpClients:
         )
         self._thread.start()
         self._closed = False
+        atexit.register(self.close)  # a host that never closes still stops every server
 
     def connect(self) -> None:
         """Connect every server (concurrently); a server that fails is reported, not raised."""
@@ -131,9 +133,11 @@ class McpClients:
         return tools
 
     def close(self) -> None:
+        """Stop every server, each with its whole process tree; returns when they are gone."""
         if self._closed:
             return
         self._closed = True
+        atexit.unregister(self.close)
 
         async def close_all() -> None:
             await asyncio.gather(*(s.connection.close() for s in self.servers.values()))
@@ -154,8 +158,9 @@ class McpClients:
         try:
             tools = await state.connection.open()
         except Exception as exc:
-            state.state, state.error = "down", str(exc)
-            self.notify(f"tether: {exc}")
+            reason = str(exc) or f'MCP server "{state.config.name}": {type(exc).__name__}'
+            state.state, state.error = "down", reason
+            self.notify(f"tether: {reason}; its tools are left out of this run")
             return
         state.state, state.error = "connected", None
         self._take_listing(state, tools, first_connect=True)
@@ -300,6 +305,8 @@ class McpClients:
         except ServerGone as exc:
             state.state, state.error = "down", str(exc)
             raise ToolError(f"{exc}; it will be restarted on the next call.") from None
+        except TimeoutError as exc:
+            raise ToolError(f"{exc}; the call was cancelled.") from None
         except MCPError as exc:
             message = sanitize_for_display(exc.error.message)
             raise ToolError(f'MCP server "{server}" refused the call: {message}') from None

@@ -5,6 +5,8 @@
 command = "mcp-server-time"     # stdio: the command and its args (env and cwd optional)
 args = []
 trust = "ask"                   # or "read_only"; url = "http://127.0.0.1:8000/mcp" for HTTP
+startup_timeout = 10            # seconds to answer initialize and tools/list (default 10)
+request_timeout = 60            # seconds to answer a call (default 60; progress restarts it)
 ```
 
 An HTTP server may need ``headers`` sent with every request, such as
@@ -24,14 +26,40 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, TypeAlias
 
-__all__ = ["McpConfigError", "McpServerConfig", "Trust", "config_path", "load_server_configs"]
+__all__ = [
+    "DEFAULT_REQUEST_TIMEOUT",
+    "DEFAULT_STARTUP_TIMEOUT",
+    "McpConfigError",
+    "McpServerConfig",
+    "Trust",
+    "config_path",
+    "load_server_configs",
+]
 
 Trust: TypeAlias = Literal["ask", "read_only"]
 
 NAME_PATTERN = re.compile(r"[A-Za-z0-9_-]{1,32}")
 """Server keys become part of tool names, which providers restrict to these characters."""
 
-_KEYS = frozenset({"command", "args", "env", "cwd", "url", "headers", "trust"})
+_KEYS = frozenset(
+    {
+        "command",
+        "args",
+        "env",
+        "cwd",
+        "url",
+        "headers",
+        "trust",
+        "startup_timeout",
+        "request_timeout",
+    }
+)
+
+DEFAULT_STARTUP_TIMEOUT = 10.0
+"""Seconds a server has to answer ``initialize``, then ``tools/list``, when it starts."""
+DEFAULT_REQUEST_TIMEOUT = 60.0
+"""Seconds a server has to answer one request; each progress notification restarts the clock."""
+MAX_TIMEOUT = 86400.0
 
 
 class McpConfigError(ValueError):
@@ -53,6 +81,8 @@ class McpServerConfig:
     headers: dict[str, str] | None = None
     """Sent with every HTTP request (``url`` only)."""
     trust: Trust = "ask"
+    startup_timeout: float = DEFAULT_STARTUP_TIMEOUT
+    request_timeout: float = DEFAULT_REQUEST_TIMEOUT
 
     @property
     def endpoint(self) -> str:
@@ -135,4 +165,17 @@ def _server(path: Path, name: str, table: Any) -> McpServerConfig:
         url=url,
         headers=headers,
         trust=trust,
+        startup_timeout=_seconds(where, table, "startup_timeout", DEFAULT_STARTUP_TIMEOUT),
+        request_timeout=_seconds(where, table, "request_timeout", DEFAULT_REQUEST_TIMEOUT),
     )
+
+
+def _seconds(where: str, table: dict[str, Any], key: str, default: float) -> float:
+    value = table.get(key, default)
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise McpConfigError(f"{where}: {key} must be a number of seconds, got {value!r}")
+    if not 0 < value <= MAX_TIMEOUT:
+        raise McpConfigError(
+            f"{where}: {key} must be more than 0 and at most {MAX_TIMEOUT:g} seconds, got {value!r}"
+        )
+    return float(value)

@@ -6,12 +6,23 @@ touches the SDK: the connection's own task enters the client and serves requests
 queue, each in a child of its task group; a caller awaits a future and cancelling it cancels that
 child (the SDK then tells the server). A server that dies fails the calls in flight with
 :class:`ServerGone`, and the connection stays closed until :meth:`ServerConnection.open` again.
+
+Timeouts are the server's own (:class:`McpServerConfig`): ``startup_timeout`` bounds
+``initialize`` and ``tools/list`` together — a server that misses it is stopped and the error
+says which of the two it did not answer — and ``request_timeout`` bounds each call, restarted by
+every progress notification; a call that misses it is cancelled (the server is told) and fails
+with :class:`TimeoutError`, and the server stays. A stdio server runs under the reaper of
+:mod:`tether.tools.operations`, so stopping it (the SDK's SIGTERM after 2 s without an exit)
+kills its whole process tree, daemons included, and tether's own death — even by SIGKILL — does too.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
+import os
+import shutil
 from collections.abc import Callable
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
@@ -30,6 +41,10 @@ __all__ = ["ProgressFn", "ServerConnection", "ServerGone"]
 _log = logging.getLogger("tether.mcp")
 
 ProgressFn = Callable[[float, float | None, str | None], None]
+
+_SHUTDOWN_SECONDS = 10.0
+"""Bounds waiting for a connection to end; the SDK's own shutdown of a stdio server takes at most
+about 6.5 s (stdin closed, 2 s, SIGTERM to the tree, 2 s, SIGKILL)."""
 
 
 class ServerGone(Exception):
@@ -53,27 +68,42 @@ class ServerConnection:
         config: McpServerConfig,
         *,
         on_tools_changed: Callable[[list[mcp_types.Tool]], None] | None = None,
-        connect_timeout: float = 30.0,
         errlog: Path | None = None,
     ) -> None:
         self.config = config
         self.errlog = errlog
         """Where a stdio server's stderr goes (appended); ``None``: tether's own stderr."""
         self.on_tools_changed = on_tools_changed
-        self.connect_timeout = connect_timeout
         self.alive = False
         self._requests: asyncio.Queue[_Request | None] = asyncio.Queue()
         self._owner: asyncio.Task[None] | None = None
+        self._scope: anyio.CancelScope | None = None
         self._relist: Callable[[], object] | None = None
 
     async def open(self) -> list[mcp_types.Tool]:
-        """Connect (again) and return the server's tools; raises on failure."""
+        """Connect (again) and return the server's tools; raises :class:`ConnectionError`
+        naming the server and the reason. A server that misses its ``startup_timeout`` is
+        reported at the deadline and stopped in the background (:meth:`close` waits for it)."""
         await self.close()
         self._requests = asyncio.Queue()
         ready: asyncio.Future[list[mcp_types.Tool]] = asyncio.get_running_loop().create_future()
-        self._owner = asyncio.ensure_future(self._own(ready, self._requests))
+        self._owner = owner = asyncio.ensure_future(self._own(ready, self._requests))
         try:
-            tools = await asyncio.wait_for(asyncio.shield(ready), self.connect_timeout)
+            # _own settles ``ready`` by the startup deadline; this backstop only guards against
+            # a transport that ignores cancellation.
+            tools = await asyncio.wait_for(
+                asyncio.shield(ready), self.config.startup_timeout + _SHUTDOWN_SECONDS
+            )
+        except TimeoutError:
+            await self.close()
+            raise ConnectionError(
+                f"{_server_label(self.config)}: did not start within "
+                f"{self.config.startup_timeout:g} s"
+            ) from None
+        except ConnectionError:
+            if owner.done():
+                self._owner = None
+            raise  # still stopping the server, if it was started: close() waits for that
         except BaseException:
             await self.close()
             raise
@@ -83,7 +113,9 @@ class ServerConnection:
     async def call(
         self, name: str, arguments: dict[str, Any], on_progress: ProgressFn | None = None
     ) -> mcp_types.CallToolResult:
-        """Call tool ``name``; :class:`ServerGone` when the connection is (or goes) down."""
+        """Call tool ``name``; :class:`ServerGone` when the connection is (or goes) down,
+        :class:`TimeoutError` when the server does not answer within its ``request_timeout``
+        (each progress notification restarts that clock; the server is told of the cancel)."""
         if not self.alive:
             raise ServerGone(f'MCP server "{self.config.name}" is not connected')
         future: asyncio.Future[mcp_types.CallToolResult] = (
@@ -95,16 +127,22 @@ class ServerConnection:
         return await future
 
     async def close(self) -> None:
-        """End the connection (the SDK stops a stdio server's process)."""
-        self.alive = False
+        """End the connection: the SDK closes a stdio server's stdin, and a server that does not
+        exit within 2 s is terminated with its whole process tree (see :meth:`_target`)."""
+        was_alive, self.alive = self.alive, False
         owner, self._owner = self._owner, None
         if owner is None or owner.done():
             return
         self._requests.put_nowait(None)
+        if not was_alive and self._scope is not None:
+            self._scope.cancel()  # still starting: it reads no queue, stop it now
         try:
-            await asyncio.wait_for(asyncio.shield(owner), 10.0)
+            await asyncio.wait_for(asyncio.shield(owner), _SHUTDOWN_SECONDS)
         except TimeoutError:
-            owner.cancel()
+            if self._scope is not None:
+                self._scope.cancel()  # an anyio cancel keeps the SDK's shielded shutdown
+            with contextlib.suppress(BaseException):
+                await asyncio.wait_for(owner, _SHUTDOWN_SECONDS)
         except Exception:
             _log.debug("closing MCP server %s failed", self.config.name, exc_info=True)
 
@@ -113,42 +151,74 @@ class ServerConnection:
         ready: asyncio.Future[list[mcp_types.Tool]],
         requests: asyncio.Queue[_Request | None],
     ) -> None:
+        # Everything _target and the SDK's client need is imported before the clock starts: a
+        # first import of the SDK can take seconds on a loaded machine, and it is not the
+        # server's time.
         import anyio
+        import mcp.client.stdio  # noqa: F401
         from mcp import Client
 
+        import tether.tools.operations  # noqa: F401
+
+        config = self.config
         in_flight: list[_Request] = []
+        phase = "initialize"
+        scope = anyio.CancelScope()
+
+        def missed_the_deadline() -> None:
+            """Report at once; the SDK's shutdown then stops the server in this task."""
+            if not ready.done():
+                reason = f"did not answer {phase} within {config.startup_timeout:g} s"
+                timed_out = TimeoutError(f"{reason}; tether stopped it")
+                ready.set_exception(_connect_error(config, timed_out, self.errlog))
+            scope.cancel()
+
+        deadline = asyncio.get_running_loop().call_later(
+            config.startup_timeout, missed_the_deadline
+        )
         try:
-            async with AsyncExitStack() as stack:
-                target = self._target(stack)
-                client = await stack.enter_async_context(
-                    Client(target, message_handler=self._on_message)
-                )
-                tools = await _list_tools(client)
-                ready.set_result(tools)
-                async with anyio.create_task_group() as group:
-                    self._relist = lambda: group.start_soon(self._list_changed, client)
-                    group.start_soon(self._listen_for_changes, client)
-                    while (request := await requests.get()) is not None:
-                        in_flight.append(request)
-                        group.start_soon(self._serve, client, request, requests)
-                    group.cancel_scope.cancel()
+            with scope:
+                self._scope = scope
+                async with AsyncExitStack() as stack:
+                    target = self._target(stack)
+                    client = await stack.enter_async_context(
+                        Client(target, message_handler=self._on_message)
+                    )
+                    phase = "tools/list"
+                    tools = await _list_tools(client)
+                    deadline.cancel()
+                    ready.set_result(tools)
+                    await self._serve_requests(client, requests, in_flight)
+            if scope.cancelled_caught and not ready.done():
+                raise ServerGone("closed while it started")
         except BaseException as exc:
             if not ready.done():
-                ready.set_exception(_connect_error(self.config, exc, self.errlog))
+                ready.set_exception(_connect_error(config, exc, self.errlog))
             elif not isinstance(exc, Exception):
                 raise
             else:
-                _log.debug("MCP server %s: connection ended", self.config.name, exc_info=True)
+                _log.debug("MCP server %s: connection ended", config.name, exc_info=True)
         finally:
+            deadline.cancel()
             self.alive = False
-            gone = ServerGone(f'the connection to MCP server "{self.config.name}" ended')
-            while not requests.empty():
-                pending = requests.get_nowait()
-                if pending is not None:
-                    in_flight.append(pending)
-            for request in in_flight:
-                if not request.future.done():
-                    request.future.set_exception(gone)
+            self._scope = None
+            if not ready.done():
+                ready.set_exception(ServerGone(f'MCP server "{config.name}" was closed'))
+            _fail_pending(config, requests, in_flight)
+
+    async def _serve_requests(
+        self, client: Client, requests: asyncio.Queue[_Request | None], in_flight: list[_Request]
+    ) -> None:
+        """Serve each request of the queue in a child task, until ``None``."""
+        import anyio
+
+        async with anyio.create_task_group() as group:
+            self._relist = lambda: group.start_soon(self._list_changed, client)
+            group.start_soon(self._listen_for_changes, client)
+            while (request := await requests.get()) is not None:
+                in_flight.append(request)
+                group.start_soon(self._serve, client, request, requests)
+            group.cancel_scope.cancel()
 
     async def _serve(
         self, client: Client, request: _Request, requests: asyncio.Queue[_Request | None]
@@ -159,9 +229,10 @@ class ServerConnection:
 
         if request.future.done():
             return
-        progress = _progress_callback(request.on_progress)
-        with anyio.CancelScope() as scope:
+        timeout = self.config.request_timeout
+        with anyio.CancelScope(deadline=anyio.current_time() + timeout) as scope:
             request.scope = scope
+            progress = _progress_callback(request.on_progress, scope, timeout)
             try:
                 result = await client.call_tool(
                     request.name, request.arguments, progress_callback=progress
@@ -181,6 +252,9 @@ class ServerConnection:
                 return
             if not request.future.done():
                 request.future.set_result(result)
+        if scope.cancelled_caught and not request.future.done():
+            reason = f'did not answer tools/call "{request.name}" within {timeout:g} s'
+            request.future.set_exception(TimeoutError(f"{_server_label(self.config)} {reason}"))
 
     def _died(
         self, request: _Request, requests: asyncio.Queue[_Request | None], cause: BaseException
@@ -212,8 +286,11 @@ class ServerConnection:
             _log.debug("MCP server %s: no tool-change events", self.config.name, exc_info=True)
 
     async def _list_changed(self, client: Client) -> None:
+        import anyio
+
         try:
-            tools = await _list_tools(client)
+            with anyio.fail_after(self.config.request_timeout):
+                tools = await _list_tools(client)
         except Exception:
             _log.warning("MCP server %s: listing its changed tools failed", self.config.name)
             return
@@ -227,8 +304,13 @@ class ServerConnection:
         if config.url is not None:
             return _http_target(config.url, config.headers, stack) if config.headers else config.url
         assert config.command is not None
+        from tether.tools.operations import reaped_argv
+
+        # Under the reaper, the SDK's SIGTERM to the server's process group kills the server's
+        # whole tree (children that called setsid included), and so does tether's death.
+        command, *args = reaped_argv([_executable(config), *config.args])
         parameters = StdioServerParameters(
-            command=config.command, args=list(config.args), env=config.env, cwd=config.cwd
+            command=command, args=args, env=config.env, cwd=config.cwd
         )
         if self.errlog is None:
             return parameters
@@ -261,12 +343,31 @@ async def _list_tools(client: Client) -> list[mcp_types.Tool]:
     return tools
 
 
-def _progress_callback(on_progress: ProgressFn | None) -> Any:
-    if on_progress is None:
-        return None
+def _fail_pending(
+    config: McpServerConfig, requests: asyncio.Queue[_Request | None], in_flight: list[_Request]
+) -> None:
+    """The connection ended: every call still waiting fails with :class:`ServerGone`."""
+    gone = ServerGone(f'the connection to MCP server "{config.name}" ended')
+    while not requests.empty():
+        pending = requests.get_nowait()
+        if pending is not None:
+            in_flight.append(pending)
+    for request in in_flight:
+        if not request.future.done():
+            request.future.set_exception(gone)
+
+
+def _progress_callback(
+    on_progress: ProgressFn | None, scope: anyio.CancelScope, timeout: float
+) -> Any:
+    """Reports progress, and restarts the request's clock: a server that says it is working is
+    not stuck."""
+    import anyio
 
     async def report(progress: float, total: float | None, message: str | None) -> None:
-        on_progress(progress, total, message)
+        scope.deadline = anyio.current_time() + timeout
+        if on_progress is not None:
+            on_progress(progress, total, message)
 
     return report
 
@@ -283,4 +384,27 @@ def _connect_error(config: McpServerConfig, exc: BaseException, errlog: Path | N
         exc = exc.exceptions[0]
     reason = str(exc) or type(exc).__name__
     where = f" (its stderr: {errlog})" if errlog is not None and config.url is None else ""
-    return ConnectionError(f'MCP server "{config.name}" ({config.endpoint}): {reason}{where}')
+    return ConnectionError(f"{_server_label(config)}: {reason}{where}")
+
+
+def _server_label(config: McpServerConfig) -> str:
+    return f'MCP server "{config.name}" ({config.endpoint})'
+
+
+def _executable(config: McpServerConfig) -> str:
+    """The server's command as an absolute path, looked up as the SDK would (its ``PATH``,
+    relative paths from ``cwd``), so a missing one is named before anything starts."""
+    from mcp.client.stdio import get_default_environment
+
+    assert config.command is not None
+    command = config.command
+    if os.sep in command:
+        found = os.path.join(config.cwd or os.getcwd(), os.path.expanduser(command))
+        if os.path.isfile(found) and os.access(found, os.X_OK):
+            return os.path.abspath(found)
+        raise FileNotFoundError(f"cannot run {command}: no such executable file")
+    path = (get_default_environment() | (config.env or {})).get("PATH", os.defpath)
+    found_on_path = shutil.which(command, path=path)
+    if found_on_path is None:
+        raise FileNotFoundError(f"cannot run {command}: not found on PATH")
+    return os.path.abspath(found_on_path)

@@ -2,7 +2,8 @@
 
 stdio has no terminal to ask a person, and tether has no approval channel over MCP: a call that
 needs approval is denied with :data:`NO_APPROVAL_CHANNEL` as its reason, whatever the host's own
-confirmation said. stdio needs no token: the host that started the process owns its pipes. HTTP
+confirmation said. Over stdio a malformed request gets a JSON-RPC error with its id
+(:mod:`._stdio`), and no token is needed: the host that started the process owns its pipes. HTTP
 listens on 127.0.0.1 only, at ``/mcp``, and every request needs the bearer token
 (:mod:`._http_auth`), written to :func:`token_path` before the address is printed on stderr;
 ``--port 0`` picks a free port.
@@ -22,6 +23,7 @@ from tether.tools import create_coding_tools, wrap_tool_definition
 
 from ._http_auth import BearerTokenAuth, new_token, read_token_file, token_path
 from ._server import NO_APPROVAL_CHANNEL, build_server
+from ._stdio import checked_stdio_server
 
 if TYPE_CHECKING:
     from mcp.server import Server
@@ -76,9 +78,7 @@ async def serve_tools(
     every request needs ``Authorization: Bearer`` ``token`` (default: a new random one)."""
     server = build_server(tools, gate)
     if transport == "stdio":
-        from mcp.server.stdio import stdio_server
-
-        async with stdio_server() as (read_stream, write_stream):
+        async with checked_stdio_server() as (read_stream, write_stream):
             await server.run(read_stream, write_stream, server.create_initialization_options())
         return 0
     await _serve_http(server, port, token or new_token(), stderr)

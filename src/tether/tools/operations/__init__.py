@@ -4,11 +4,13 @@
 file ones (read, write, edit, ls, and grep / find) over an in-memory tree. For backends that run
 ripgrep elsewhere (a remote host), the arguments tether gives ``rg`` (``RG_*``), how a user's glob
 becomes rg arguments plus a path test (:class:`RipgrepGlobFilter`) and the glob matcher itself
-(:func:`compile_glob`) are public, so every backend searches the same way.
+(:func:`compile_glob`) are public, so every backend searches the same way. :func:`reaped_argv`
+runs a long-lived process (an MCP server) under the reaper that kills ``bash``'s process trees.
 """
 
 from ._glob import compile_glob
 from ._local import LocalOperations
+from ._local_exec import reaped_argv
 from ._memory import MemoryOperations
 from ._protocols import (
     BashOperations,
@@ -61,4 +63,5 @@ __all__ = [
     "RipgrepGlobFilter",
     "WriteOperations",
     "compile_glob",
+    "reaped_argv",
 ]

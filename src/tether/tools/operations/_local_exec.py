@@ -33,7 +33,7 @@ import shutil
 import signal as signals
 import sys
 import tempfile
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, BinaryIO, Literal
 
 from tether.ai import AbortSignal
@@ -42,7 +42,7 @@ from ._protocols import ExecResult, OutputFile
 from ._sandbox import BubblewrapSandbox
 from ._sandbox_workspace import MOUNT_LIMIT, SCAN_ENTRY_LIMIT
 
-__all__ = ["LocalExecOperations"]
+__all__ = ["LocalExecOperations", "reaped_argv"]
 
 _REAPER_SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_reaper.py")
 _READ_CHUNK_BYTES = 64 * 1024
@@ -53,6 +53,14 @@ _REAPER_GRACE_SECONDS = 8.0
 """How long the reaper gets to kill the tree (it gives up itself after 5 s) before the fallback."""
 
 _Outcome = Literal["exited", "timed_out", "aborted"]
+
+
+def reaped_argv(argv: Sequence[str]) -> list[str]:
+    """``argv`` run under the reaper (:mod:`._reaper`), for a process started with
+    ``start_new_session=True`` whose whole tree must die with it: a ``SIGTERM`` to it, or the
+    death of the thread that started it, kills every descendant (``setsid`` ones included). The
+    command keeps the reaper's stdin, stdout, stderr, working directory and environment."""
+    return [sys.executable, "-I", _REAPER_SCRIPT, str(os.getpid()), *argv]
 
 
 class LocalExecOperations:
@@ -121,11 +129,7 @@ class LocalExecOperations:
         read_fd, write_fd = os.pipe()
         try:
             process = await asyncio.create_subprocess_exec(
-                sys.executable,
-                "-I",
-                _REAPER_SCRIPT,
-                str(os.getpid()),
-                *argv,
+                *reaped_argv(argv),
                 stdin=asyncio.subprocess.DEVNULL,
                 stdout=write_fd,
                 stderr=asyncio.subprocess.STDOUT,
