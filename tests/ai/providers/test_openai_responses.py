@@ -455,7 +455,8 @@ async def test_a_stream_that_keeps_dropping_gives_up_at_max_retries() -> None:
     dropped = Reply(200, [DISCONNECT])
     async with LoopbackServer([dropped, dropped]) as server:
         _events, message = await run(server, max_retries=1)
-    assert message.stop_reason == "error" and "the connection dropped mid-stream" in (message.error_message or "")
+    assert message.stop_reason == "error"
+    assert "the connection dropped mid-stream" in (message.error_message or "")
     assert len(server.requests) == 2
 
 

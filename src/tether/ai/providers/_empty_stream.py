@@ -49,15 +49,16 @@ async def diagnose_empty_stream(
         )
     except openai.APIStatusError as exc:
         reason = openai_failure_text(provider, exc, api_key)
-        return f"{reason} (streamed, {head}; this is the same request unstreamed)"
+        return f"{reason} — {head}; sent once more unstreamed, it got this answer"
     except openai.OpenAIError as exc:
         reason = openai_failure_text(provider, exc, api_key)
         return failure_text(provider, message=f"{head}; unstreamed it failed too: {reason}")
     advice = "; the server's log says why"
-    if body.get("tools") and body.get("tool_choice") == "auto":
+    if body.get("tools") and body.get("tool_choice") in ("auto", "required"):
         advice = (
-            '; llama.cpp\'s Python server cannot stream tool_choice "auto" — set tool_choice '
-            "to required or none (--tool-choice, or extra_body in models.toml)"
+            "; llama.cpp's Python server streams tool calls only for a tool_choice that names a"
+            " tool (auto and required it refuses): choose one tool or none (--tool-choice NAME,"
+            " or extra_body in models.toml)"
         )
     return failure_text(
         provider,

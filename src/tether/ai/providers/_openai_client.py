@@ -29,6 +29,7 @@ __all__ = [
     "openai_client",
     "openai_failure_text",
     "rejects_null_content",
+    "sent_null_content",
 ]
 
 _NO_KEY = "no-key-needed"
@@ -58,9 +59,14 @@ def _sent(response: httpx2.Response) -> bytes:
         return b""
 
 
+def sent_null_content(exc: openai.APIStatusError) -> bool:
+    """Whether the refused request carried a ``"content": null`` (which the SDK does not retry)."""
+    return bool(_NULL_CONTENT_SENT.search(_sent(exc.response)))
+
+
 def rejects_null_content(exc: openai.APIStatusError) -> bool:
     """Whether the server refused the request for a ``"content": null`` it carried."""
-    if exc.status_code not in (400, 422, 500) or not _NULL_CONTENT_SENT.search(_sent(exc.response)):
+    if exc.status_code not in (400, 422, 500) or not sent_null_content(exc):
         return False
     message, _code = _message_and_code(exc.body)
     return bool(_NULL_CONTENT_REFUSED.search(message or exc.message))

@@ -29,7 +29,7 @@ from ._compat import learn_rejected_null_content
 from ._completions_request import compat_for, request_body
 from ._completions_stream import CompletionsStreamReader, StreamFault
 from ._empty_stream import diagnose_empty_stream
-from ._errors import dropped_stream_text, failure_text, retry_delay
+from ._errors import dropped_stream_text, failure_text, is_retryable_status, retry_delay
 from ._keys import api_key_for
 from ._openai_client import (
     error_payload_text,
@@ -37,6 +37,7 @@ from ._openai_client import (
     openai_client,
     openai_failure_text,
     rejects_null_content,
+    sent_null_content,
 )
 
 __all__ = ["stream"]
@@ -67,18 +68,26 @@ async def stream(
         guard.check()
         client = openai_client(model, options, api_key)
         send = partial(_request, client, guard=guard, assembler=assembler, options=options)
-        try:
-            async with aclosing(send(body, api_key)) as events:
-                async for event in events:
-                    yield event
-        except openai.APIStatusError as exc:
-            if assembler.started or not rejects_null_content(exc):
-                raise
-            learn_rejected_null_content(model.base_url)  # llama-cpp-python: "" from now on
-            body = request_body(model, context, options, compat_for(model))
-            async with aclosing(send(body, api_key)) as events:
-                async for event in events:
-                    yield event
+        resent = retries = 0
+        while True:
+            try:
+                async with aclosing(send(body, api_key)) as events:
+                    async for event in events:
+                        yield event
+                return
+            except openai.APIStatusError as exc:
+                if assembler.started or not sent_null_content(exc):
+                    raise
+                if not resent and rejects_null_content(exc):
+                    learn_rejected_null_content(model.base_url)  # llama-cpp-python: "" from now on
+                    body = request_body(model, context, options, compat_for(model))
+                    resent = 1
+                    continue
+                # the SDK left this 5xx to us (it may have been the refusal): its retries here
+                if not is_retryable_status(exc.status_code) or retries >= options.max_retries:
+                    raise
+                retries += 1
+                await guard.wait(asyncio.sleep(retry_delay(retries)))
     except Aborted:
         for event in assembler.fail("aborted", _ABORTED):
             yield event
