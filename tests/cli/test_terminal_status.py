@@ -30,3 +30,17 @@ def test_a_remote_host_is_always_shown_and_a_local_run_says_so_while_there_is_ro
 def test_the_host_is_cut_from_the_remote_spec():
     assert tools_host("root@build-box:22:/home/root/project") == "root@build-box:22"
     assert tools_host("build-box") == "build-box"
+
+
+def test_tokens_no_reply_reported_are_unknown_and_partly_reported_ones_are_a_floor(tmp_path):
+    from tether.ai import AssistantMessage, TextContent, Usage
+
+    runtime = runtime_for(tmp_path)
+    runtime.agent.state.messages.append(AssistantMessage([TextContent("a")]))
+    shown = line(runtime, 200)
+    assert "tokens unknown" in shown and "cost unknown" in shown and "ctx ?" in shown
+    assert "↑0" not in shown
+    reported = AssistantMessage([TextContent("b")], usage=Usage(input=1500, output=40))
+    runtime.agent.state.messages.append(reported)
+    shown = line(runtime, 200)
+    assert "↑1.5k+ ↓40+" in shown and "$0.000+" in shown
