@@ -35,12 +35,13 @@ async def diagnose_empty_stream(
     api_key: str | None,
 ) -> str:
     """The ``error_message`` for an empty 200 stream: what was sent, and what the same request
-    unstreamed (sent once, never retried) says."""
+    unstreamed says (sent once; the SDK tries once more only if that connection fails, as the
+    server may close the one the empty stream came on)."""
     sent = describe_request(body)
     head = f"the server answered HTTP 200 with an empty stream (no events, no error) to {sent}"
     try:
         await guard.wait(
-            client.with_options(max_retries=0).chat.completions.create(
+            client.with_options(max_retries=1).chat.completions.create(
                 model=body["model"],
                 messages=body["messages"],
                 stream=False,
@@ -80,7 +81,8 @@ def describe_request(body: dict[str, Any]) -> str:
     if tools:
         shown = ", ".join(tools[:_SHOWN_TOOLS]) + (", ..." if len(tools) > _SHOWN_TOOLS else "")
         parts.append(f"{_count(len(tools), 'tool')} ({shown})")
-        parts.append(f"tool_choice {json.dumps(body.get('tool_choice', 'auto (not sent)'))}")
+        choice = body.get("tool_choice")
+        parts.append("no tool_choice" if choice is None else f"tool_choice {json.dumps(choice)}")
     for field in ("max_completion_tokens", "max_tokens"):
         if field in body:
             parts.append(f"{field} {body[field]}")
