@@ -283,13 +283,13 @@ def test_the_second_model_table_is_located(tether_home):
         (
             OLLAMA.replace("base_url", "base_ur"),
             'line 3: providers.ollama.base_ur: unknown key; did you mean "base_url"? '
-            "valid keys: api, api_key_env, base_url, compat, headers, models",
+            "valid keys: api, api_key_env, base_url, compat, extra_body, headers, models",
         ),
         (
             OLLAMA.replace("context_window", "context_windw"),
             "line 9: providers.ollama.models[0].context_windw: unknown key; did you mean "
-            '"context_window"? valid keys: context_window, cost, id, input, max_tokens, name, '
-            "reasoning",
+            '"context_window"? valid keys: context_window, cost, extra_body, id, input, max_tokens, '
+            "name, reasoning",
         ),
         (
             OLLAMA.replace("openai-completions", "openai-chat"),
