@@ -114,3 +114,16 @@ async def test_an_overflow_behind_an_empty_stream_compacts_and_the_run_goes_on(t
     assert summary["messages"][0]["content"] == SUMMARY_INSTRUCTIONS
     assert "SUMMARY: big.txt was read" in json.dumps(retried["messages"])
     assert len(server.requests) == 6
+
+
+async def test_json_mode_exits_3_too_and_says_so_on_stderr(tmp_path):
+    home, project = tmp_path / "home", tmp_path / "project"
+    project.mkdir()
+    async with LoopbackServer([recorded("auto_tools")]) as server:
+        write_models_toml(home, server.url)
+        done = await run_tether(
+            "-p", "hi", "--mode", "json", "--model", MODEL, home=home, cwd=project
+        )
+    assert done.code == TRUNCATED, done.stderr
+    assert done.json_lines()[-1]["type"] == "agent_end"
+    assert done.stderr.startswith("tether: the answer is truncated: ")
