@@ -216,4 +216,4 @@ async def test_an_empty_stream_whose_unstreamed_request_fails_too_says_both():
         )
     text = message.error_message or ""
     assert "empty stream" in text and "loopback script exhausted" in text
-    assert len(server.requests) == 2
+    assert len(server.requests) == 3  # the stream; the probe, tried once more after its 500
