@@ -288,8 +288,8 @@ def test_the_second_model_table_is_located(tether_home):
         (
             OLLAMA.replace("context_window", "context_windw"),
             "line 9: providers.ollama.models[0].context_windw: unknown key; did you mean "
-            '"context_window"? valid keys: context_window, cost, extra_body, id, input, max_tokens, '
-            "name, reasoning",
+            '"context_window"? valid keys: context_window, cost, extra_body, id, input, '
+            "max_tokens, name, reasoning",
         ),
         (
             OLLAMA.replace("openai-completions", "openai-chat"),
