@@ -54,7 +54,11 @@ def recorded_session(home, project):
         },
     )
     session.append_message(
-        AssistantMessage([TextContent("Removing the stray + 1."), call], stop_reason="tool_use")
+        AssistantMessage(
+            [TextContent("Removing the stray + 1."), call],
+            stop_reason="tool_use",
+            usage=Usage(input=900, output=30, cost=0.0035),
+        )
     )
     session.append(
         ApprovalEntry(
@@ -124,7 +128,7 @@ async def test_the_export_renders_in_headless_chromium(tmp_path):
     assert "<li>one &lt;b&gt;x&lt;/b&gt;</li>" in dom.stdout
     assert "asked because stats.py: a write needs a person in this mode" in dom.stdout
     assert "anthropic/claude-sonnet-4-5" in dom.stdout
-    assert "1,200 in · 345 out" in dom.stdout and "$0.0125" in dom.stdout  # the summary
+    assert "2,100 in · 375 out" in dom.stdout and "$0.0160" in dom.stdout  # the summary
     shot = tmp_path / "shot.png"
     chromium(
         f"--screenshot={shot}",
@@ -136,3 +140,21 @@ async def test_the_export_renders_in_headless_chromium(tmp_path):
     colours = image.getcolors(maxcolors=1_000_000)
     assert image.size == (1000, 800)
     assert colours is not None and len(colours) > 20  # text, boxes and colours: not a blank page
+
+
+async def test_tokens_no_reply_reported_are_unknown_in_the_summary(tmp_path):
+    home, project = tmp_path / "home", tmp_path / "project"
+    project.mkdir()
+    session = SessionStore(str(home / "sessions")).create(str(project))
+    session.append_message(UserMessage("hi"))
+    session.append_message(AssistantMessage([TextContent("hello")], provider="llamacpp", model="m"))
+    session.close()
+    page = tmp_path / "session.html"
+    done = await run_tether(
+        "sessions", "export", session.id, "--html", str(page), home=home, cwd=project
+    )
+    assert done.code == 0, done.stderr
+    html = page.read_text(encoding="utf-8")
+    assert "<td>tokens</td><td>unknown (the server reported no usage)</td>" in html
+    assert "<td>cost</td><td>not reported by the provider</td>" in html
+    assert "0 in · 0 out" not in html

@@ -98,3 +98,34 @@ async def test_a_models_toml_nested_very_deep_is_named(tmp_path: Path) -> None:
     assert done.code != 0
     assert "Traceback" not in done.stderr
     assert "models.toml" in done.stderr and "nested too deeply" in done.stderr
+
+
+BAD_MODELS = {
+    "duplicate id": (
+        '[providers.x]\napi = "openai-completions"\nbase_url = "http://127.0.0.1:9/v1"\n'
+        '[[providers.x.models]]\nid = "a"\n[[providers.x.models]]\nid = "a"\n',
+        'line 7: providers.x.models[1].id: "a" is already the id of models[0]',
+    ),
+    "id = 5": (
+        '[providers.x]\napi = "openai-completions"\nbase_url = "http://127.0.0.1:9/v1"\n'
+        "[[providers.x.models]]\nid = 5\n",
+        "line 5: providers.x.models[0].id: expected a non-empty string, got 5",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(BAD_MODELS))
+@pytest.mark.parametrize("command", [("models",), ("-p", "hi")], ids=["models", "print"])
+async def test_a_bad_models_toml_is_one_clean_line(
+    tmp_path: Path, case: str, command: tuple[str, ...]
+) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    text, problem = BAD_MODELS[case]
+    (home / "models.toml").write_text(text)
+
+    done = await run_tether(*command, home=home, cwd=tmp_path)
+
+    assert done.code == 2
+    assert "Traceback" not in done.stderr
+    assert done.stderr.strip() == f"tether: {home / 'models.toml'}, {problem}"

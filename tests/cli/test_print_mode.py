@@ -37,9 +37,12 @@ async def test_a_reply_cut_at_the_length_limit_says_so_in_the_summary(home, proj
     async with LoopbackServer([text_reply("Once upon a time", finish="length")]) as server:
         write_models_toml(home, server.url)
         done = await run_tether("-p", "a story", "--model", MODEL, home=home, cwd=project)
-    assert done.code == 0, done.stderr
+    assert done.code == 3, done.stderr  # documented: the answer was cut off
     assert done.stdout == "Once upon a time\n"
     assert "1 reply cut (it reached its length limit)" in done.stderr
+    assert (
+        "tether: the answer is truncated: the reply reached the output token limit" in done.stderr
+    )
 
 
 async def test_a_failing_provider_exits_1_with_its_error(home, project):

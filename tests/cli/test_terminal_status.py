@@ -85,3 +85,17 @@ def test_the_status_line_says_which_guards_are_on(tmp_path, monkeypatch):
     faux = FauxModel([])
     jailed = build_runtime(settings, None, model=faux.model, stream_fn=faux.stream)
     assert "sandbox off, jail on" in line(jailed, 200)
+
+
+def test_tokens_no_reply_reported_are_unknown_and_partly_reported_ones_are_a_floor(tmp_path):
+    from tether.ai import AssistantMessage, TextContent, Usage
+
+    runtime = runtime_for(tmp_path)
+    runtime.agent.state.messages.append(AssistantMessage([TextContent("a")]))
+    shown = line(runtime, 200)
+    assert "tokens unknown" in shown and "cost unknown" in shown and "ctx ?" in shown
+    assert "↑0" not in shown
+    reported = AssistantMessage([TextContent("b")], usage=Usage(input=1500, output=40))
+    runtime.agent.state.messages.append(reported)
+    shown = line(runtime, 200)
+    assert "↑1.5k+ ↓40+" in shown and "$0.000+" in shown

@@ -151,8 +151,10 @@ class StreamOptions:
 
     ``max_tokens`` defaults to the model's; ``reasoning`` is ``None`` (off) or a thinking level,
     ignored for models without reasoning; ``headers`` are added to the model's own;
-    ``max_retries`` bounds retries of a request that failed before its first event; ``extra``
-    is merged into the request body as is.
+    ``max_retries`` bounds retries of a request that failed before its first event;
+    ``tool_choice`` is ``None`` (the server's default), ``"auto"``, ``"required"``, ``"none"`` or
+    the name of one offered tool, sent in each protocol's own form and only with tools; ``extra``
+    is merged into the request body as is (over ``Model.extra_body``).
     """
 
     signal: AbortSignal | None = None
@@ -162,6 +164,7 @@ class StreamOptions:
     reasoning: ReasoningLevel | None = None
     headers: dict[str, str] | None = None
     max_retries: int = 3
+    tool_choice: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 
 

@@ -153,7 +153,8 @@ class Model:
     """Which model to call and how: ``api`` selects the wire protocol, ``provider`` the vendor.
 
     ``compat`` holds per-server switches of the wire format (see :mod:`tether.ai.providers`);
-    ``headers`` are sent with every request.
+    ``headers`` are sent with every request; ``extra_body`` holds request fields (sampling
+    settings, ``tool_choice``...) merged into every request body, under ``StreamOptions.extra``.
     """
 
     id: str
@@ -168,6 +169,7 @@ class Model:
     cost: ModelCost = field(default_factory=ModelCost)
     compat: dict[str, Any] = field(default_factory=dict)
     headers: dict[str, str] = field(default_factory=dict)
+    extra_body: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(slots=True)

@@ -19,6 +19,7 @@ def settings_from(args: Any) -> RunSettings:
         model=args.model,
         thinking=args.thinking,
         tools=tools,
+        tool_choice=_tool_choice(args.tool_choice),
         gate=args.gate,
         continue_session=args.continue_,
         resume=args.resume,
@@ -41,6 +42,15 @@ def _tool_names(option: str | None) -> tuple[str, ...]:
             f"--tools: unknown tool(s) {', '.join(unknown)}; choose from {', '.join(TOOL_NAMES)}"
         )
     return tools
+
+
+def _tool_choice(option: str | None) -> str | None:
+    if option is None:
+        return None
+    choice = option.strip()
+    if not choice:
+        raise CommandError("--tool-choice: expected auto, required, none or a tool's name")
+    return choice
 
 
 def run_command(args: Any) -> int:

@@ -27,6 +27,8 @@ from tether.session import (
     Session,
 )
 
+from ._usage_tally import UsageTally
+
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
 
@@ -118,20 +120,15 @@ def _message(message: Any) -> str:
 def _summary(path: list[Any]) -> str:
     """Models used, turns, tokens and cost over the messages on this branch."""
     models: list[str] = []
-    turns = tokens_in = tokens_out = cache_read = cache_write = 0
-    cost = 0.0
+    turns = 0
+    tally = UsageTally()
     for entry in path:
         if isinstance(entry, ModelChangeEntry):
             name = f"{entry.provider}/{entry.model}"
         elif isinstance(entry, MessageEntry) and isinstance(entry.message, AssistantMessage):
             message = entry.message
-            usage = message.usage
             turns += 1
-            tokens_in += _count(usage.input)
-            tokens_out += _count(usage.output)
-            cache_read += _count(usage.cache_read)
-            cache_write += _count(usage.cache_write)
-            cost += usage.cost if isinstance(usage.cost, int | float) else 0.0
+            tally.add(message)
             name = f"{message.provider}/{message.model}" if message.model else ""
         else:
             continue
@@ -140,17 +137,14 @@ def _summary(path: list[Any]) -> str:
     rows = [
         ("model", ", ".join(models) or "not recorded"),
         ("assistant turns", f"{turns:,}"),
-        ("tokens", f"{tokens_in:,} in · {tokens_out:,} out"),
+        ("tokens", tally.tokens_text(with_cache=False, between=" · ")),
     ]
-    if cache_read or cache_write:
-        rows.append(("cache", f"{cache_read:,} read · {cache_write:,} written"))
-    rows.append(("cost", f"${cost:.4f}" if cost else "not reported by the provider"))
+    if tally.cache_read or tally.cache_write:
+        rows.append(("cache", f"{tally.cache_read:,} read · {tally.cache_write:,} written"))
+    cost = "not reported by the provider" if tally.unknown or not tally.cost else tally.cost_text()
+    rows.append(("cost", cost))
     cells = "".join(f"<tr><td>{_e(k)}</td><td>{_e(v)}</td></tr>" for k, v in rows)
     return f"<div class='msg summary'><table>{cells}</table></div>"
-
-
-def _count(value: object) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
 def _approval(entry: ApprovalEntry) -> str:

@@ -38,9 +38,8 @@ def choose_model(ref: str | None) -> Model:
     """The :class:`Model` for ``ref``, or the default when ``ref`` is ``None``."""
     from tether.ai.providers import ModelsConfigError, UnknownModelError, get_model
 
-    chosen = ref or default_model_ref()
     try:
-        model = get_model(chosen)
+        model = get_model(ref or default_model_ref())
     except (UnknownModelError, ModelsConfigError) as exc:
         raise CommandError(str(exc)) from None
     _check_key(model)

@@ -31,8 +31,10 @@ commands:
   tether skills list|show|validate|trust  Agent Skills here; trust the project's own
 
 In print and json modes nobody can answer an approval: a call that needs one is denied
-(fail closed) unless --gate yolo. Without --model: the configured default, else Anthropic or
-OpenAI when its API key is set, else the embedded local model when installed.
+(fail closed) unless --gate yolo. Exit status: 0 done, 1 the run failed, 2 a usage problem,
+3 the answer was cut off by the output token limit (print and json modes). Without --model:
+the configured default, else Anthropic or OpenAI when its API key is set, else the embedded
+local model when installed.
 
 examples:
   tether -p "why does test_stats.py fail?"               answer on stdout, progress on stderr
@@ -85,6 +87,11 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         metavar="LIST",
         help=f"comma-separated tools ({','.join(TOOL_NAMES)}); default {DEFAULT_TOOLS}",
+    )
+    parser.add_argument(
+        "--tool-choice",
+        metavar="CHOICE",
+        help="auto, required (some tool), none, or a tool's name; default: the server's own",
     )
     parser.add_argument("--gate", choices=GATE_MODES, default=None, help="gate mode (normal)")
     parser.add_argument("--cwd", metavar="DIR", help="working directory (default: here)")

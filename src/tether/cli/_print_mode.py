@@ -1,7 +1,8 @@
 """Print and JSON modes: one task, no one to ask, the answer (or every event) on stdout.
 
 Print mode writes the final assistant text to stdout, progress to stderr when stderr is a
-terminal, and a summary line to stderr at the end; it exits 1 when the run ended in an error.
+terminal, and a summary line to stderr at the end; it exits 1 when the run ended in an error
+and 3 (:data:`TRUNCATED`) when the last reply was cut off by the output token limit.
 JSON mode writes the session header, then each agent event as one JSON line. In both, a call
 that needs approval is denied with a reason that says how to allow it (fail closed).
 """
@@ -19,7 +20,10 @@ from ._model_choice import EMBEDDED_MODEL_NOTE
 from ._progress import ProgressPrinter, RunStats
 from ._runtime import RunSettings, Runtime, build_runtime
 
-__all__ = ["HEADLESS_HINT", "run_print", "session_header"]
+__all__ = ["HEADLESS_HINT", "TRUNCATED", "run_print", "session_header"]
+
+TRUNCATED = 3
+"""The exit status of a run whose last reply was cut off by the output token limit."""
 
 HEADLESS_HINT = (
     "In print and json modes nobody can answer an approval: rerun with --gate yolo to run such "
@@ -49,7 +53,8 @@ async def run_print(
     stdout: TextIO = sys.stdout,
     stderr: TextIO = sys.stderr,
 ) -> int:
-    """Run ``task``; returns the exit status (0 success, 1 the run failed)."""
+    """Run ``task``; returns the exit status (0 success, 1 the run failed, 3 the answer was cut
+    off by the output token limit)."""
     runtime = build_runtime(settings, None, no_approver_hint=HEADLESS_HINT)
     if runtime.model.api == "local":
         stderr.write(f"tether: {EMBEDDED_MODEL_NOTE}\n")
@@ -72,6 +77,7 @@ async def run_print(
     final = _last_assistant(runtime)
     unsaved = runtime.session.write_error if runtime.session is not None else None
     failed = unsaved is not None or final is None or final.stop_reason in ("error", "aborted")
+    truncated = not failed and final is not None and final.stop_reason == "length"
     if unsaved is not None:  # one clear line, also in json mode; never "session ... saved"
         stderr.write(f"tether: stopped: the session could not be written: {unsaved}\n")
     if not json_lines:
@@ -81,12 +87,23 @@ async def run_print(
         if failed and unsaved is None:
             reason = final.error_message if final is not None else "no answer"
             stderr.write(f"tether: the run failed: {reason}\n")
+    if truncated:
+        stderr.write(f"tether: {_truncation_note(runtime)}\n")
+    if not json_lines:
         stderr.write(f"tether: {stats.summary()}\n")
         if runtime.remote:
             stderr.write(f"tether: tools ran on {runtime.remote}\n")
         if runtime.session is not None and unsaved is None:
             stderr.write(f"tether: session {runtime.session.id[:8]} ({runtime.session.path})\n")
-    return 1 if failed else 0
+    return 1 if failed else TRUNCATED if truncated else 0
+
+
+def _truncation_note(runtime: Runtime) -> str:
+    model = runtime.model
+    return (
+        f"the answer is truncated: the reply reached the output token limit ({model.max_tokens:,}"
+        f" tokens for {model.provider}/{model.id}; max_tokens in models.toml) before it ended"
+    )
 
 
 def _last_assistant(runtime: Runtime) -> AssistantMessage | None:

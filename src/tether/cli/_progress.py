@@ -23,6 +23,7 @@ from tether.gate import sanitize_for_display
 from tether.tools import ToolDefinition
 
 from ._call_label import call_label
+from ._usage_tally import UsageTally
 
 __all__ = ["ProgressPrinter", "RunStats"]
 
@@ -36,9 +37,7 @@ class RunStats:
     calls: Counter[str] = field(default_factory=Counter)
     errors: int = 0
     denials: int = 0
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cost: float = 0.0
+    usage: UsageTally = field(default_factory=UsageTally)
     cuts: list[str] = field(default_factory=list)
     """Why each reply cut short was cut (its ``error_message``, or the length limit)."""
 
@@ -52,10 +51,7 @@ class RunStats:
                 if _is_denial(event.result):
                     self.denials += 1
         elif isinstance(event, MessageEnd) and isinstance(event.message, AssistantMessage):
-            usage = event.message.usage
-            self.input_tokens += usage.input + usage.cache_read + usage.cache_write
-            self.output_tokens += usage.output
-            self.cost += usage.cost
+            self.usage.add(event.message)
             if event.message.stop_reason == "length":
                 self.cuts.append(event.message.error_message or "it reached its length limit")
 
@@ -66,8 +62,8 @@ class RunStats:
             f"{self.turns} turn{'s' if self.turns != 1 else ''}, "
             f"{sum(self.calls.values())} tool calls ({calls or 'none'}), "
             f"{self.errors} error{'s' if self.errors != 1 else ''}, {self.denials} denied, "
-            f"{self._cut_text()}tokens {self.input_tokens:,} in / {self.output_tokens:,} out, "
-            f"${self.cost:.4f}, {seconds:.1f}s"
+            f"{self._cut_text()}tokens {self.usage.tokens_text()}, "
+            f"{self.usage.cost_text()}, {seconds:.1f}s"
         )
 
     def _cut_text(self) -> str:

@@ -14,7 +14,15 @@ from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from tether.agent import Agent, AgentTool
-from tether.ai import AssistantMessage, Model, StreamFn, StreamOptions
+from tether.ai import (
+    AssistantMessage,
+    AssistantMessageEvent,
+    Context,
+    Model,
+    StreamFn,
+    StreamOptions,
+    ToolResultMessage,
+)
 from tether.gate import Approver, Gate, PathPolicy
 from tether.session import (
     Compactor,
@@ -37,6 +45,8 @@ from ._model_choice import CommandError, choose_model
 from ._skills_runtime import RunSkills, load_run_skills
 
 if TYPE_CHECKING:
+    from collections.abc import AsyncIterator
+
     from tether.mcp import McpClients
     from tether.remote import SSHOperations
 
@@ -51,6 +61,8 @@ class RunSettings:
     model: str | None = None
     thinking: str | None = None
     tools: tuple[str, ...] = ("read", "bash", "edit", "write")
+    tool_choice: str | None = None
+    """``auto``, ``required``, ``none`` or the name of an offered tool; ``None``: the server's."""
     gate: str | None = None
     continue_session: bool = False
     resume: str | None = None
@@ -170,6 +182,7 @@ def build_runtime(
     mcp_servers = _connect_mcp_servers()
     if mcp_servers is not None:
         tools.extend(mcp_servers.tools())
+    _check_tool_choice(settings.tool_choice, tools)
     gate = Gate(
         settings.gate or "normal",  # type: ignore[arg-type]
         approver,
@@ -186,13 +199,16 @@ def build_runtime(
     compactor = Compactor(session, model, stream_fn, preserve=preserved_skills)
     agent = Agent(
         model=model,
-        stream_fn=stream_fn,
+        stream_fn=_forcing_once(stream_fn),
         system_prompt=settings.system_prompt or "",
         tools=tools,
         messages=messages,
         before_tool_call=gate.before_tool_call,
         after_tool_call=gate.after_tool_call,
-        stream_options=StreamOptions(reasoning=reasoning),  # type: ignore[arg-type]
+        stream_options=StreamOptions(
+            reasoning=reasoning,  # type: ignore[arg-type]
+            tool_choice=settings.tool_choice,
+        ),
         transform_context=compactor,
         **_prompt_builder(settings, tools_cwd, local=operations is None, skills=skills),
     )
@@ -209,6 +225,40 @@ def build_runtime(
         _record_choices(session, model, thinking)
         runtime.detach.append(session.attach(agent, gate))
     return runtime
+
+
+def _check_tool_choice(choice: str | None, tools: list[AgentTool]) -> None:
+    """``--tool-choice`` names a choice or a tool this run offers, else a usage error now."""
+    from tether.ai.providers import TOOL_CHOICES
+
+    names = [tool.name for tool in tools]
+    if choice is None or choice in TOOL_CHOICES or choice in names:
+        return
+    import difflib
+
+    close = difflib.get_close_matches(choice, names, n=1)
+    hint = f' (did you mean "{close[0]}"?)' if close else ""
+    raise CommandError(
+        f"--tool-choice {choice}: not auto, required, none or a tool this run offers{hint};"
+        f" offered: {', '.join(names) or 'no tools'}"
+    )
+
+
+def _forcing_once(stream_fn: StreamFn) -> StreamFn:
+    """``stream_fn`` where a forcing tool choice (``required``, a tool's name) applies to the
+    request that answers the person's message, not to those that answer tool results: forced
+    on every request, the model could never give its answer and the run would never end."""
+
+    def forced_once(
+        model: Model, context: Context, options: StreamOptions
+    ) -> AsyncIterator[AssistantMessageEvent]:
+        choice = options.tool_choice
+        last = context.messages[-1] if context.messages else None
+        if choice not in (None, "auto", "none") and isinstance(last, ToolResultMessage):
+            options = replace(options, tool_choice=None)
+        return stream_fn(model, context, options)
+
+    return forced_once
 
 
 def _connect_mcp_servers() -> McpClients | None:

@@ -1,11 +1,11 @@
 """The status line: what guards are active and what the session costs, always in view.
 
-Model and thinking level, tokens in/out, cost, context use in % of the model's window (yellow
-from 70 %, red from 90 %), gate mode, whether bash runs in the sandbox (and, when not, whether
-commands the shell policy allowed still run in the read-only jail), where the tools run (this
-machine, or the ``--remote`` host), how many skills the conversation loaded, and the session.
-When the terminal is narrow, the session, tokens and cost go first; model, context, gate,
-sandbox and a remote host stay.
+Model and thinking level, tokens in/out (unknown, not 0, when the server reports none), cost,
+context use in % of the model's window (yellow from 70 %, red from 90 %), gate mode, whether
+bash runs in the sandbox (and, when not, whether commands the shell policy allowed still run in
+the read-only jail), where the tools run (this machine, or the ``--remote`` host), how many
+skills the conversation loaded, and the session. When the terminal is narrow, the session,
+tokens and cost go first; model, context, gate, sandbox and a remote host stay.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from tether.ai import AssistantMessage
 
 from ._runtime import Runtime
 from ._terminal_style import Styler
+from ._usage_tally import UsageTally
 
 __all__ = ["context_percent", "count_tokens", "sandbox_state", "status_line", "tools_host"]
 
@@ -61,14 +62,10 @@ def context_percent(runtime: Runtime) -> int:
 
 
 def status_line(runtime: Runtime, styler: Styler, width: int) -> str:
-    tokens_in = tokens_out = 0
-    cost = 0.0
+    tally = UsageTally()
     for message in runtime.agent.state.messages:
         if isinstance(message, AssistantMessage):
-            usage = message.usage
-            tokens_in += usage.input + usage.cache_read + usage.cache_write
-            tokens_out += usage.output
-            cost += usage.cost
+            tally.add(message)
     percent = context_percent(runtime)
     context_style = "bold red" if percent >= 90 else "yellow" if percent >= 70 else ""
     gate = runtime.gate.mode
@@ -82,9 +79,9 @@ def status_line(runtime: Runtime, styler: Styler, width: int) -> str:
         (model, "bold", 0),
         *([("offline demo model", "yellow", 1)] if runtime.model.api == "local" else []),
         (f"thinking {runtime.thinking or 'off'}", "", 3),
-        (f"↑{count_tokens(tokens_in)} ↓{count_tokens(tokens_out)}", "", 4),
-        (f"${cost:.3f}", "", 2),
-        (f"ctx {percent}%", context_style, 0),
+        (_tokens(tally), "", 4),
+        (tally.cost_text(3), "", 2),
+        ("ctx ?" if tally.unknown else f"ctx {percent}%", context_style, 0),
         (f"gate {gate}", "bold red" if gate == "yolo" else "", 0),
         (sandbox, "green" if sandbox == "sandbox on" else "yellow", 0),
         (where, "bold cyan" if runtime.remote else "", 0 if runtime.remote else 1),
@@ -109,6 +106,15 @@ def _loaded_skills(runtime: Runtime) -> int:
 
 def _skills_loaded(count: int) -> str:
     return f"{count} skill{'s' if count != 1 else ''} loaded"
+
+
+def _tokens(tally: UsageTally) -> str:
+    """``↑1.2k ↓56``; ``tokens unknown`` when no reply reported usage, ``↑1.2k+`` when some
+    did not."""
+    if tally.unknown:
+        return "tokens unknown"
+    plus = "+" if tally.unreported else ""
+    return f"↑{count_tokens(tally.prompt)}{plus} ↓{count_tokens(tally.output)}{plus}"
 
 
 def count_tokens(tokens: int) -> str:

@@ -418,7 +418,7 @@ async def test_a_mid_stream_disconnect_is_an_error_with_the_partial_content():
     assert events[-1].type == "error"
     assert message.stop_reason == "error"
     assert message.text() == "so far"
-    assert "connection was lost" in (message.error_message or "")
+    assert "the connection dropped mid-stream" in (message.error_message or "")
     assert len(server.requests) == 1
 
 

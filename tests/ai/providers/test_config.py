@@ -283,13 +283,13 @@ def test_the_second_model_table_is_located(tether_home):
         (
             OLLAMA.replace("base_url", "base_ur"),
             'line 3: providers.ollama.base_ur: unknown key; did you mean "base_url"? '
-            "valid keys: api, api_key_env, base_url, compat, headers, models",
+            "valid keys: api, api_key_env, base_url, compat, extra_body, headers, models",
         ),
         (
             OLLAMA.replace("context_window", "context_windw"),
             "line 9: providers.ollama.models[0].context_windw: unknown key; did you mean "
-            '"context_window"? valid keys: context_window, cost, id, input, max_tokens, name, '
-            "reasoning",
+            '"context_window"? valid keys: context_window, cost, extra_body, id, input, '
+            "max_tokens, name, reasoning",
         ),
         (
             OLLAMA.replace("openai-completions", "openai-chat"),
@@ -435,6 +435,7 @@ def test_openai_gets_the_full_chat_completions_feature_set():
         "thinking_format": "openai",
         "requires_tool_result_name": False,
         "supports_strict_mode": True,
+        "supports_null_content": True,
     }
     assert detect_compat(None) == detect_compat("https://api.openai.com/v1")
     assert detect_compat("https://team.openai.azure.com/openai/v1")["supports_strict_mode"]

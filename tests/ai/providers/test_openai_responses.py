@@ -437,7 +437,7 @@ async def test_a_mid_stream_disconnect_is_an_error_message() -> None:
     async with LoopbackServer([Reply(200, pieces)]) as server:
         events, message = await run(server)
     assert events[-1].type == "error" and message.stop_reason == "error"
-    assert "connection lost" in (message.error_message or "")
+    assert "the connection dropped mid-stream" in (message.error_message or "")
     assert message.text() == "half"
     assert len(server.requests) == 1  # something reached the caller: no second try
 
@@ -455,7 +455,8 @@ async def test_a_stream_that_keeps_dropping_gives_up_at_max_retries() -> None:
     dropped = Reply(200, [DISCONNECT])
     async with LoopbackServer([dropped, dropped]) as server:
         _events, message = await run(server, max_retries=1)
-    assert message.stop_reason == "error" and "connection lost" in (message.error_message or "")
+    assert message.stop_reason == "error"
+    assert "the connection dropped mid-stream" in (message.error_message or "")
     assert len(server.requests) == 2
 
 

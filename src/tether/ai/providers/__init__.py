@@ -23,11 +23,13 @@ from ._errors import CONTEXT_OVERFLOW_NOTE
 from ._keys import api_key_env, register_api_key_env
 from ._private_files import open_private, private_dir, write_private
 from ._registry import UnknownModelError, get_model, list_models, load_models_config
+from ._tool_choice import TOOL_CHOICES
 from ._transform import transform_messages
 
 __all__ = [
     "API_MODULES",
     "CONTEXT_OVERFLOW_NOTE",
+    "TOOL_CHOICES",
     "ModelsConfigError",
     "UnknownModelError",
     "api_key_env",

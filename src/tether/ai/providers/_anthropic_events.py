@@ -17,9 +17,7 @@ from .._types import StopReason
 from ._assembler import Events, MessageAssembler
 from ._errors import failure_text, is_context_overflow
 
-__all__ = ["PROVIDER", "EventTranslator", "StreamFailure", "error_detail"]
-
-PROVIDER = "Anthropic"
+__all__ = ["EventTranslator", "StreamFailure", "error_detail"]
 
 _STOP_REASONS: dict[str, StopReason] = {
     "end_turn": "stop",
@@ -59,6 +57,7 @@ class EventTranslator:
         "_closing",
         "_handlers",
         "_initial_input",
+        "_name",
         "_signed",
         "_usage",
         "assembler",
@@ -66,9 +65,12 @@ class EventTranslator:
         "stop_reason",
     )
 
-    def __init__(self, assembler: MessageAssembler, api_key: str | None) -> None:
+    def __init__(
+        self, assembler: MessageAssembler, api_key: str | None, name: str = "Anthropic"
+    ) -> None:
         self.assembler = assembler
         self._api_key = api_key
+        self._name = name  # the provider as errors name it
         self.finished = False
         self.stop_reason: str | None = None
         self._usage = {"input": 0, "output": 0, "cache_read": 0, "cache_write": 0}
@@ -106,7 +108,7 @@ class EventTranslator:
             return []
         if self.stop_reason is None:
             raise StreamFailure(
-                f"{PROVIDER}: the stream ended before the response was complete", retryable=True
+                f"{self._name}: the stream ended before the response was complete", retryable=True
             )
         return self._message_stop({})
 
@@ -140,15 +142,15 @@ class EventTranslator:
                 if raw == "refusal"
                 else f"the response stopped for an unknown reason: {raw!r}"
             )
-            return self.assembler.done("error", f"{PROVIDER}: {problem}")
+            return self.assembler.done("error", f"{self._name}: {problem}")
         note = None
         if raw == "model_context_window_exceeded":
-            note = f"{PROVIDER}: the response filled the model's context window"
+            note = f"{self._name}: the response filled the model's context window"
         return self.assembler.done(stop, note)
 
     def _error(self, event: dict[str, Any]) -> Events:
         kind, message = error_detail(event)
-        text = failure_text(PROVIDER, kind=kind, message=message, api_key=self._api_key)
+        text = failure_text(self._name, kind=kind, message=message, api_key=self._api_key)
         retryable = kind in _RETRYABLE_ERRORS and not is_context_overflow(message or "")
         raise StreamFailure(text, retryable=retryable)
 

@@ -28,6 +28,7 @@ from .._types import (
     ToolCall,
     ToolResultMessage,
 )
+from ._tool_choice import merged_extras
 
 __all__ = ["THINKING_BUDGETS", "request_body", "thinking_settings", "wire_tool_call_id"]
 
@@ -76,7 +77,7 @@ def request_body(model: Model, context: Context, options: StreamOptions) -> dict
         body["thinking"] = {"type": "enabled", "budget_tokens": budget}
     elif options.temperature is not None:
         body["temperature"] = options.temperature
-    body.update(options.extra)
+    body.update(merged_extras(model, context, options))
     return body
 
 

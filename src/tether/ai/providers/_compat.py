@@ -19,6 +19,12 @@ then overridden by the ``compat`` table of its ``models.toml`` provider):
     A ``tool`` message must carry the tool's ``name`` (Mistral).
 ``supports_strict_mode`` (bool)
     Tool definitions may say ``strict: true``.
+``supports_null_content`` (bool)
+    An assistant message with tool calls and no text carries ``"content": null`` (OpenAI's own
+    form); when false it carries ``"content": ""``. llama-cpp-python's server rejects the null
+    (HTTP 500, "Input should be a valid string"): that answer is recognised, the request sent
+    again once with ``""``, and the flag is false for that server from then on
+    (:func:`learn_rejected_null_content`).
 """
 
 from __future__ import annotations
@@ -26,7 +32,12 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import SplitResult, urlsplit
 
-__all__ = ["COMPAT_FLAGS", "detect_compat"]
+__all__ = [
+    "COMPAT_FLAGS",
+    "detect_compat",
+    "learn_rejected_null_content",
+    "refused_null_content",
+]
 
 COMPAT_FLAGS: dict[str, type | tuple[str, ...]] = {
     "supports_developer_role": bool,
@@ -36,6 +47,7 @@ COMPAT_FLAGS: dict[str, type | tuple[str, ...]] = {
     "thinking_format": ("openai", "qwen", "zai"),
     "requires_tool_result_name": bool,
     "supports_strict_mode": bool,
+    "supports_null_content": bool,
 }
 """Each flag's type: ``bool``, or the tuple of the strings it may be."""
 
@@ -47,6 +59,7 @@ _COMPATIBLE_SERVER: dict[str, Any] = {
     "thinking_format": "openai",
     "requires_tool_result_name": False,
     "supports_strict_mode": False,
+    "supports_null_content": True,
 }
 
 _OPENAI: dict[str, Any] = {
@@ -92,6 +105,16 @@ _OLLAMA_PORT = 11434
 _OLLAMA: dict[str, Any] = {**_COMPATIBLE_SERVER, "supports_reasoning_effort": True}
 
 
+_REFUSED_NULL_CONTENT: set[str] = set()
+"""Servers (by ``base_url``) that rejected ``"content": null`` in this process."""
+
+
+def learn_rejected_null_content(base_url: str | None) -> None:
+    """The server at ``base_url`` refused ``"content": null``: send ``""`` from now on."""
+    if base_url:
+        _REFUSED_NULL_CONTENT.add(base_url)
+
+
 def detect_compat(base_url: str | None) -> dict[str, Any]:
     """Every compat flag, as the server at ``base_url`` is known to need them.
 
@@ -99,10 +122,23 @@ def detect_compat(base_url: str | None) -> dict[str, Any]:
     server (OpenRouter, Groq, DeepSeek, xAI, Mistral, Gemini, Qwen, Z.ai) gets what it is known to
     take; Ollama (port 11434) takes ``reasoning_effort``; any other server — llama.cpp's, vLLM,
     LM Studio, a proxy — gets the conservative set: ``system`` role, ``max_tokens``, no
-    reasoning level, no strict tools. ``None`` is OpenAI's own endpoint (the SDK's default).
+    reasoning level, no strict tools. ``None`` is OpenAI's own endpoint (the SDK's default). A
+    server that refused ``"content": null`` in this process gets ``supports_null_content`` false.
     """
     if base_url is None:
         return dict(_OPENAI)
+    if base_url in _REFUSED_NULL_CONTENT:
+        return {**_detect(base_url), "supports_null_content": False}
+    return _detect(base_url)
+
+
+def refused_null_content(base_url: str | None) -> bool:
+    """Whether the server at ``base_url`` refused ``"content": null`` in this process (which
+    outweighs any setting: sending it again cannot succeed)."""
+    return base_url in _REFUSED_NULL_CONTENT
+
+
+def _detect(base_url: str) -> dict[str, Any]:
     parts = urlsplit(base_url if "://" in base_url else f"http://{base_url}")
     host = (parts.hostname or "").lower()
     for suffix, flags in _BY_HOST_SUFFIX.items():

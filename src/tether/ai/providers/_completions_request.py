@@ -25,7 +25,8 @@ from .._types import (
     ToolResultMessage,
     UserMessage,
 )
-from ._compat import COMPAT_FLAGS, detect_compat
+from ._compat import COMPAT_FLAGS, detect_compat, refused_null_content
+from ._tool_choice import merged_extras
 
 __all__ = ["REASONING_FIELDS", "ChatCompat", "chat_messages", "compat_for", "request_body"]
 
@@ -51,6 +52,7 @@ class ChatCompat:
     thinking_format: Literal["openai", "qwen", "zai"]
     requires_tool_result_name: bool
     supports_strict_mode: bool
+    supports_null_content: bool
 
 
 def compat_for(model: Model) -> ChatCompat:
@@ -60,6 +62,8 @@ def compat_for(model: Model) -> ChatCompat:
     of the allowed strings.
     """
     flags = {**detect_compat(model.base_url), **model.compat}
+    if refused_null_content(model.base_url):
+        flags["supports_null_content"] = False
     for name, allowed in COMPAT_FLAGS.items():
         value = flags[name]
         if allowed is bool and not isinstance(value, bool):
@@ -73,7 +77,8 @@ def compat_for(model: Model) -> ChatCompat:
 def request_body(
     model: Model, context: Context, options: StreamOptions, compat: ChatCompat
 ) -> dict[str, Any]:
-    """The JSON body of a streamed Chat Completions request; ``options.extra`` is merged last."""
+    """The JSON body of a streamed Chat Completions request; the extras (``Model.extra_body``,
+    the tool choice, ``options.extra``) are merged last."""
     body: dict[str, Any] = {
         "model": model.id,
         "messages": chat_messages(model, context, compat),
@@ -92,7 +97,7 @@ def request_body(
         ]
     if model.reasoning:
         _ask_for_reasoning(body, options, compat)
-    body.update(options.extra)
+    body.update(merged_extras(model, context, options))
     return body
 
 
@@ -114,7 +119,7 @@ def chat_messages(model: Model, context: Context, compat: ChatCompat) -> list[di
             if user is not None:
                 out.append(user)
         elif isinstance(message, AssistantMessage):
-            assistant = _assistant(message)
+            assistant = _assistant(message, compat)
             if assistant is not None:
                 out.append(assistant)
         elif isinstance(message, ToolResultMessage):
@@ -151,7 +156,7 @@ def _user(message: UserMessage, images: bool) -> dict[str, Any] | None:
     return {"role": "user", "content": parts}
 
 
-def _assistant(message: AssistantMessage) -> dict[str, Any] | None:
+def _assistant(message: AssistantMessage, compat: ChatCompat) -> dict[str, Any] | None:
     """Text as ``content``, calls as ``tool_calls``; thinking goes back only in the field it came
     in (its ``signature``), which the transcript repair keeps for the same model alone."""
     text = "".join(block.text for block in message.content if isinstance(block, TextContent))
@@ -169,7 +174,8 @@ def _assistant(message: AssistantMessage) -> dict[str, Any] | None:
     ]
     if not text.strip() and not calls:
         return None
-    out: dict[str, Any] = {"role": "assistant", "content": text or None}
+    empty = None if compat.supports_null_content else ""
+    out: dict[str, Any] = {"role": "assistant", "content": text or empty}
     if calls:
         out["tool_calls"] = calls
     for block in message.content:

@@ -51,6 +51,8 @@ class StreamFault:
     message: str = ""
     payload: Any = None
     retryable: bool = False
+    empty: bool = False
+    """HTTP 200 and no event at all: a deterministic refusal, diagnosed, never retried."""
 
 
 class CompletionsStreamReader:
@@ -174,7 +176,7 @@ class CompletionsStreamReader:
     def _not_a_stream(self) -> StreamFault:
         head = self._head.decode("utf-8", "replace").strip()
         if not head or self.done:
-            return StreamFault("the response carried no events", retryable=True)
+            return StreamFault("the response carried no events", empty=True)
         try:
             body = json.loads(head)
         except ValueError:

@@ -8,6 +8,7 @@ The schema::
     api_key_env = "OLLAMA_API_KEY"      # optional; a server without keys needs none
     compat = { supports_developer_role = false }   # optional, see tether.ai.providers._compat
     headers = { "X-Team" = "tools" }    # optional, sent with every request
+    extra_body = { tool_choice = "required" }       # optional, merged into every request body
 
     [[providers.NAME.models]]
     id = "qwen2.5-coder:7b"             # required; the rest have defaults
@@ -17,6 +18,11 @@ The schema::
     reasoning = false
     input = ["text"]                    # and "image"
     cost = { input = 0.0, output = 0.0, cache_read = 0.0, cache_write = 0.0 }
+    extra_body = { temperature = 0.2, top_k = 40 }  # optional, over the provider's extra_body
+
+``extra_body`` holds request fields tether has no option for (sampling settings, ``tool_choice``,
+a server's own switches), merged into the body of every request; the body tether builds itself
+(``model``, the messages, ``stream``, the tools) cannot be replaced this way.
 
 ``[providers.openai]`` and ``[providers.anthropic]`` add models to the built-in providers (same
 server and key; ``api``, ``compat`` and ``headers`` may be given). Every problem is a
@@ -50,9 +56,20 @@ if TYPE_CHECKING:
     _Check: TypeAlias = Callable[[Any, KeyPath], _T]
     _ApiForModel: TypeAlias = Callable[[bool], str]
 
-_PROVIDER_KEYS = ("api", "base_url", "api_key_env", "compat", "headers", "models")
-_BUILTIN_PROVIDER_KEYS = ("api", "compat", "headers", "models")
-_MODEL_KEYS = ("id", "name", "context_window", "max_tokens", "reasoning", "input", "cost")
+_PROVIDER_KEYS = ("api", "base_url", "api_key_env", "compat", "headers", "extra_body", "models")
+_BUILTIN_PROVIDER_KEYS = ("api", "compat", "headers", "extra_body", "models")
+_MODEL_KEYS = (
+    "id",
+    "name",
+    "context_window",
+    "max_tokens",
+    "reasoning",
+    "input",
+    "cost",
+    "extra_body",
+)
+_BUILT_BY_TETHER = ("model", "messages", "input", "system", "instructions", "stream", "tools")
+"""Body fields tether builds from the conversation; ``extra_body`` may not replace them."""
 _COST_KEYS = ("input", "output", "cache_read", "cache_write")
 _INPUTS = ("text", "image")
 _BUILTIN_APIS = {
@@ -197,6 +214,7 @@ class _Reader:
     ) -> list[Model]:
         compat = self.optional(table, key, "compat", self.compat) or {}
         headers = self.optional(table, key, "headers", self.headers) or {}
+        extra_body = self.optional(table, key, "extra_body", self.extra_body) or {}
         entries = table.get("models", [])
         if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
             raise self.error(
@@ -215,6 +233,7 @@ class _Reader:
             detected = detect_compat(base_url) if model.api == "openai-completions" else {}
             model.compat = {**detected, **compat}
             model.headers = dict(headers)
+            model.extra_body = {**extra_body, **model.extra_body}
             models.append(model)
         return models
 
@@ -251,6 +270,7 @@ class _Reader:
             name=self.optional(entry, key, "name", self.string) or model_id,
             reasoning=reasoning,
             cost=self.optional(entry, key, "cost", self.cost) or ModelCost(),
+            extra_body=self.optional(entry, key, "extra_body", self.extra_body) or {},
         )
 
     # -- values --------------------------------------------------------------------------------
@@ -354,9 +374,31 @@ class _Reader:
                 flags[name] = self.boolean(flag, (*key, name))
         return flags
 
+    def extra_body(self, value: Any, key: KeyPath) -> dict[str, Any]:
+        table = self.table(value, key)
+        for name in table:
+            if name in _BUILT_BY_TETHER:
+                raise self.error(
+                    (*key, name),
+                    "tether builds this field from the conversation; extra_body may not set "
+                    f"{', '.join(_BUILT_BY_TETHER)}",
+                )
+        return {name: _plain(item) for name, item in table.items()}
+
     def headers(self, value: Any, key: KeyPath) -> dict[str, str]:
         table = self.table(value, key)
         return {name: self.string(header, (*key, name)) for name, header in table.items()}
+
+
+def _plain(value: Any) -> Any:
+    """A TOML value as JSON can send it (a date or time as its ISO text)."""
+    if isinstance(value, dict):
+        return {name: _plain(item) for name, item in value.items()}
+    if isinstance(value, list):
+        return [_plain(item) for item in value]
+    if isinstance(value, str | int | float | bool):
+        return value
+    return value.isoformat()
 
 
 def _describe(value: Any) -> str:

@@ -13,20 +13,24 @@ import re
 
 __all__ = [
     "CONTEXT_OVERFLOW_NOTE",
+    "dropped_stream_text",
     "failure_text",
     "is_context_overflow",
     "is_retryable_status",
+    "provider_label",
     "retry_delay",
     "scrub_secrets",
 ]
 
 CONTEXT_OVERFLOW_NOTE = "The context is too long for this model"
 
+_LABELS = {"anthropic": "Anthropic", "openai": "OpenAI"}
+
 _OVERFLOW = re.compile(
     r"context[_ ]length[_ ]exceeded|maximum context length|context window|prompt is too long"
     r"|too many (input )?tokens|input is too long|exceeds the (model'?s? )?context"
     r"|reduce the length of the messages|request too large for model|string too long"
-    r"|context size|exceed(s|ed)? .*(context|token limit)",
+    r"|context size|exceed(s|ed)? .*(context|token limit)|exceed_context_size_error",
     re.IGNORECASE,
 )
 _KEY_SHAPES = re.compile(
@@ -63,6 +67,18 @@ def retry_delay(attempt: int, retry_after: str | None = None, *, cap: float = 60
     return float(min(0.5 * 2 ** (attempt - 1), cap))
 
 
+def provider_label(provider: str) -> str:
+    """How errors name a provider: the built-in ones by their vendor's name, every configured
+    one by the name ``models.toml`` gave it (``litellm-anth``, ``ollama``)."""
+    return _LABELS.get(provider, provider)
+
+
+def dropped_stream_text(exc: BaseException) -> str:
+    """The one wording, for every protocol, of a connection lost after the response began."""
+    detail = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+    return f"the connection dropped mid-stream ({detail})"
+
+
 def failure_text(
     provider: str,
     *,
@@ -73,12 +89,14 @@ def failure_text(
 ) -> str:
     """One line for ``error_message``: who failed, the status, and the provider's own message.
 
-    A context overflow leads with :data:`CONTEXT_OVERFLOW_NOTE` so no one has to decode it.
+    ``provider`` is named by :func:`provider_label`; a ``kind`` that only repeats the status
+    (llama.cpp's ``"code": 400``) is left out. A context overflow leads with
+    :data:`CONTEXT_OVERFLOW_NOTE` so no one has to decode it.
     """
-    parts = [provider]
+    parts = [provider_label(provider)]
     if status is not None:
         parts.append(f"HTTP {status}")
-    if kind:
+    if kind and kind != str(status):
         parts.append(kind)
     head = " ".join(parts)
     detail = (message or "").strip() or "no further detail"

@@ -11,19 +11,65 @@ the SDK's (429 and 5xx before the response starts, honouring ``Retry-After`` and
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
+import httpx2
 import openai
 
 from .._stream import StreamOptions
 from .._types import Model
 from ._client_cache import cached_client
-from ._errors import failure_text
+from ._errors import failure_text, provider_label
 from ._keys import api_key_env
 
-__all__ = ["error_payload_text", "missing_key_text", "openai_client", "openai_failure_text"]
+__all__ = [
+    "error_payload_text",
+    "missing_key_text",
+    "openai_client",
+    "openai_failure_text",
+    "rejects_null_content",
+    "sent_null_content",
+]
 
 _NO_KEY = "no-key-needed"
+_NULL_CONTENT_SENT = re.compile(rb'"content":\s*null')
+_NULL_CONTENT_REFUSED = re.compile(
+    r"content.{0,80}(Input should be a valid string|must be a string|must not be null"
+    r"|may not be null|cannot be null)",
+    re.IGNORECASE | re.DOTALL,
+)
+
+
+class _Client(openai.AsyncOpenAI):
+    """The SDK's client, except that a 5xx answering a request that carries ``"content": null``
+    comes back at once: it may be a server refusing the null (llama-cpp-python's 500), which
+    the driver recognises and answers with ``""`` instead of three blind retries."""
+
+    def _should_retry(self, response: httpx2.Response) -> bool:
+        if response.status_code >= 500 and _NULL_CONTENT_SENT.search(_sent(response)):
+            return False
+        return super()._should_retry(response)
+
+
+def _sent(response: httpx2.Response) -> bytes:
+    try:
+        return response.request.content
+    except (httpx2.RequestNotRead, RuntimeError):  # a streamed upload: no body to look at
+        return b""
+
+
+def sent_null_content(exc: openai.APIStatusError) -> bool:
+    """Whether the refused request carried a ``"content": null`` (which the SDK does not retry)."""
+    return bool(_NULL_CONTENT_SENT.search(_sent(exc.response)))
+
+
+def rejects_null_content(exc: openai.APIStatusError) -> bool:
+    """Whether the server refused the request for a ``"content": null`` it carried."""
+    if exc.status_code not in (400, 422, 500) or not sent_null_content(exc):
+        return False
+    message, _code = _message_and_code(exc.body)
+    return bool(_NULL_CONTENT_REFUSED.search(message or exc.message))
 
 
 def missing_key_text(model: Model, api_key: str | None) -> str | None:
@@ -38,7 +84,7 @@ def missing_key_text(model: Model, api_key: str | None) -> str | None:
     if variable is None:
         return None
     return (
-        f"No API key for {model.provider}: set the {variable} environment variable "
+        f"No API key for {provider_label(model.provider)}: set the {variable} environment variable "
         "or pass StreamOptions(api_key=...)"
     )
 
@@ -51,7 +97,7 @@ def openai_client(model: Model, options: StreamOptions, api_key: str | None) -> 
         model,
         options,
         api_key,
-        lambda headers: openai.AsyncOpenAI(
+        lambda headers: _Client(
             api_key=api_key or _NO_KEY,
             base_url=model.base_url or None,
             max_retries=options.max_retries,

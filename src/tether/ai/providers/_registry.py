@@ -134,4 +134,9 @@ def _ref(model: Model) -> str:
 
 
 def _copy(model: Model) -> Model:
-    return replace(model, compat=dict(model.compat), headers=dict(model.headers))
+    return replace(
+        model,
+        compat=dict(model.compat),
+        headers=dict(model.headers),
+        extra_body=dict(model.extra_body),
+    )

@@ -35,6 +35,7 @@ from .._types import (
     ToolResultMessage,
     UserMessage,
 )
+from ._tool_choice import merged_extras
 
 __all__ = ["request_body", "split_tool_call_id", "tool_call_id"]
 
@@ -74,8 +75,9 @@ def request_body(model: Model, context: Context, options: StreamOptions) -> dict
             body["reasoning"] = {"effort": options.reasoning, "summary": "auto"}
     elif options.temperature is not None:
         body["temperature"] = options.temperature  # reasoning models refuse a temperature
-    if options.extra:
-        body["extra_body"] = dict(options.extra)
+    extras = merged_extras(model, context, options)
+    if extras:
+        body["extra_body"] = extras
     return body
 
 

@@ -25,11 +25,17 @@ import jiter
 from .._stream import AssistantMessageEvent, StreamOptions
 from .._types import Context, Model
 from ._abort_guard import Aborted, AbortGuard
-from ._anthropic_events import PROVIDER, EventTranslator, StreamFailure, error_detail
+from ._anthropic_events import EventTranslator, StreamFailure, error_detail
 from ._anthropic_request import request_body
 from ._assembler import MessageAssembler
 from ._client_cache import cached_client
-from ._errors import failure_text, retry_delay, scrub_secrets
+from ._errors import (
+    dropped_stream_text,
+    failure_text,
+    provider_label,
+    retry_delay,
+    scrub_secrets,
+)
 from ._keys import api_key_env, api_key_for
 from ._sse import SSEDecoder
 
@@ -42,10 +48,11 @@ async def stream(
     """Stream one assistant message from an Anthropic Messages endpoint; never raises."""
     assembler = MessageAssembler(model)
     api_key = _api_key(model, options)
+    name = provider_label(model.provider)
     if api_key is None:
         variable = api_key_env(model.provider) or "ANTHROPIC_API_KEY"
         for event in assembler.fail(
-            "error", f"{PROVIDER}: no API key; set {variable} or pass StreamOptions.api_key"
+            "error", f"{name}: no API key; set {variable} or pass StreamOptions.api_key"
         ):
             yield event
         return
@@ -67,9 +74,9 @@ async def stream(
         )
         retries = 0
         while True:
-            translator = EventTranslator(assembler, api_key)
+            translator = EventTranslator(assembler, api_key, name)
             try:
-                attempt = _attempt(client, body, guard, translator, keyless=not api_key)
+                attempt = _attempt(client, body, guard, translator, name, keyless=not api_key)
                 async with aclosing(attempt) as events:
                     async for event in events:
                         yield event
@@ -86,10 +93,10 @@ async def stream(
                 retries += 1
                 await guard.wait(asyncio.sleep(retry_delay(retries)))
     except Aborted:
-        for event in assembler.fail("aborted", f"{PROVIDER}: the request was aborted"):
+        for event in assembler.fail("aborted", f"{name}: the request was aborted"):
             yield event
     except Exception as exc:  # every failure ends as an error event, never an exception
-        for event in assembler.fail("error", _failure_message(exc, api_key)):
+        for event in assembler.fail("error", _failure_message(name, exc, api_key)):
             yield event
     finally:
         guard.close()
@@ -100,6 +107,7 @@ async def _attempt(
     body: dict[str, Any],
     guard: AbortGuard,
     translator: EventTranslator,
+    name: str,
     *,
     keyless: bool,
 ) -> AsyncGenerator[AssistantMessageEvent, None]:
@@ -124,35 +132,32 @@ async def _attempt(
             except StopAsyncIteration:
                 break
             except httpx2.TransportError as exc:
-                raise StreamFailure(
-                    f"{PROVIDER}: the connection was lost mid-stream ({_describe(exc)})",
-                    retryable=True,
-                ) from exc
+                raise StreamFailure(f"{name}: {dropped_stream_text(exc)}", retryable=True) from exc
             for _name, data in decoder.feed(chunk):
                 guard.check()  # the caller may have aborted while it handled the last event
-                for event in handle(_parse(data)):
+                for event in handle(_parse(name, data)):
                     yield event
                 if translator.finished:
                     return
         for _name, data in decoder.flush():
-            for event in handle(_parse(data)):
+            for event in handle(_parse(name, data)):
                 yield event
         guard.check()
         for event in translator.end_of_stream():
             yield event
 
 
-def _parse(data: bytes) -> dict[str, object]:
+def _parse(name: str, data: bytes) -> dict[str, object]:
     try:
         event = jiter.from_json(data)
     except ValueError as exc:
         raise StreamFailure(
-            f"{PROVIDER}: the stream sent an event that is not JSON ({exc}): {data[:200]!r}",
+            f"{name}: the stream sent an event that is not JSON ({exc}): {data[:200]!r}",
             retryable=False,
         ) from exc
     if not isinstance(event, dict):
         raise StreamFailure(
-            f"{PROVIDER}: the stream sent an event that is not an object: {data[:200]!r}",
+            f"{name}: the stream sent an event that is not an object: {data[:200]!r}",
             retryable=False,
         )
     return event
@@ -166,20 +171,20 @@ def _api_key(model: Model, options: StreamOptions) -> str | None:
     return key
 
 
-def _failure_message(exc: Exception, api_key: str) -> str:
+def _failure_message(name: str, exc: Exception, api_key: str) -> str:
     if isinstance(exc, anthropic.APIStatusError):
         kind, message = error_detail(exc.body)
         if message is None:
             message = exc.body if isinstance(exc.body, str) and exc.body else exc.message
         return failure_text(
-            PROVIDER, status=exc.status_code, kind=kind, message=message, api_key=api_key
+            name, status=exc.status_code, kind=kind, message=message, api_key=api_key
         )
     if isinstance(exc, anthropic.APIConnectionError):
         cause = f" ({_describe(exc.__cause__)})" if exc.__cause__ is not None else ""
         return failure_text(
-            PROVIDER, kind="connection failed", message=f"{exc.message}{cause}", api_key=api_key
+            name, kind="connection failed", message=f"{exc.message}{cause}", api_key=api_key
         )
-    return scrub_secrets(f"{PROVIDER}: {_describe(exc)}", api_key)
+    return scrub_secrets(f"{name}: {_describe(exc)}", api_key)
 
 
 def _describe(exc: BaseException) -> str:

@@ -45,6 +45,7 @@ from ._errors import failure_text
 from ._local_process import worker_for
 from ._local_prompt import call_head, chat_messages
 from ._local_reports import Finished, Prompted, Report
+from ._tool_choice import TOOL_CHOICES
 
 __all__ = [
     "BUNDLED_GGUF",
@@ -289,7 +290,9 @@ def _settings(tools: list[Tool], options: StreamOptions) -> _Settings | str:
         seed = random.randrange(2**31)
     elif isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         return f"{PROVIDER}: extra seed must be a non-negative integer, not {seed!r}"
-    choice = options.extra.get("tool_choice", "auto")
+    choice = options.extra.get("tool_choice", options.tool_choice or "auto")
+    if isinstance(choice, str) and choice not in TOOL_CHOICES:
+        choice = {"type": "function", "function": {"name": choice}}  # StreamOptions.tool_choice
     if not tools or choice == "none":
         return _Settings([], [], True, seed)
     if choice == "auto":

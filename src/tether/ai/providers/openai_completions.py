@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncGenerator, AsyncIterator
 from contextlib import AsyncExitStack, aclosing
+from functools import partial
 from typing import Any
 
 import httpx2
@@ -24,15 +25,19 @@ from .._stream import AssistantMessageEvent, StreamDone, StreamError, StreamOpti
 from .._types import Context, Model
 from ._abort_guard import Aborted, AbortGuard
 from ._assembler import MessageAssembler
+from ._compat import learn_rejected_null_content
 from ._completions_request import compat_for, request_body
 from ._completions_stream import CompletionsStreamReader, StreamFault
-from ._errors import failure_text, retry_delay
+from ._empty_stream import diagnose_empty_stream
+from ._errors import dropped_stream_text, failure_text, is_retryable_status, retry_delay
 from ._keys import api_key_for
 from ._openai_client import (
     error_payload_text,
     missing_key_text,
     openai_client,
     openai_failure_text,
+    rejects_null_content,
+    sent_null_content,
 )
 
 __all__ = ["stream"]
@@ -62,22 +67,27 @@ async def stream(
     try:
         guard.check()
         client = openai_client(model, options, api_key)
-        retries = 0
+        send = partial(_request, client, guard=guard, assembler=assembler, options=options)
+        resent = retries = 0
         while True:
-            reader = CompletionsStreamReader(assembler)
-            async with aclosing(_attempt(client, body, guard, reader)) as events:
-                async for event in events:
-                    yield event
-            fault = reader.fault
-            if fault is None:
+            try:
+                async with aclosing(send(body, api_key)) as events:
+                    async for event in events:
+                        yield event
                 return
-            if fault.retryable and not assembler.started and retries < options.max_retries:
+            except openai.APIStatusError as exc:
+                if assembler.started or not sent_null_content(exc):
+                    raise
+                if not resent and rejects_null_content(exc):
+                    learn_rejected_null_content(model.base_url)  # llama-cpp-python: "" from now on
+                    body = request_body(model, context, options, compat_for(model))
+                    resent = 1
+                    continue
+                # the SDK left this 5xx to us (it may have been the refusal): its retries here
+                if not is_retryable_status(exc.status_code) or retries >= options.max_retries:
+                    raise
                 retries += 1
                 await guard.wait(asyncio.sleep(retry_delay(retries)))
-                continue
-            for event in assembler.fail("error", _fault_text(model.provider, fault, api_key)):
-                yield event
-            return
     except Aborted:
         for event in assembler.fail("aborted", _ABORTED):
             yield event
@@ -95,6 +105,40 @@ async def stream(
             yield event
     finally:
         guard.close()
+
+
+async def _request(
+    client: openai.AsyncOpenAI,
+    body: dict[str, Any],
+    api_key: str | None,
+    *,
+    guard: AbortGuard,
+    assembler: MessageAssembler,
+    options: StreamOptions,
+) -> AsyncGenerator[AssistantMessageEvent, None]:
+    """The request, tried again while its stream fails in a way another try may mend; the SDK's
+    exceptions (an HTTP status, a refused connection) propagate."""
+    provider = assembler.model.provider
+    retries = 0
+    while True:
+        reader = CompletionsStreamReader(assembler)
+        async with aclosing(_attempt(client, body, guard, reader)) as events:
+            async for event in events:
+                yield event
+        fault = reader.fault
+        if fault is None:
+            return
+        if fault.retryable and not assembler.started and retries < options.max_retries:
+            retries += 1
+            await guard.wait(asyncio.sleep(retry_delay(retries)))
+            continue
+        if fault.empty and not assembler.started:
+            message = await diagnose_empty_stream(client, body, guard, provider, api_key)
+        else:
+            message = _fault_text(provider, fault, api_key)
+        for event in assembler.fail("error", message):
+            yield event
+        return
 
 
 async def _attempt(
@@ -137,10 +181,10 @@ async def _attempt(
 
 def _dropped(exc: httpx2.TransportError) -> StreamFault:
     """A read that failed once the response had begun: a timeout or a dropped connection."""
-    detail = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
     if isinstance(exc, httpx2.TimeoutException):
+        detail = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
         return StreamFault(f"timed out waiting for the stream ({detail})", retryable=True)
-    return StreamFault(f"the connection dropped mid-stream ({detail})", retryable=True)
+    return StreamFault(dropped_stream_text(exc), retryable=True)
 
 
 def _fault_text(provider: str, fault: StreamFault, api_key: str | None) -> str:

@@ -27,7 +27,7 @@ from .._stream import AssistantMessageEvent, StreamOptions
 from .._types import Context, Model
 from ._abort_guard import Aborted, AbortGuard
 from ._assembler import MessageAssembler
-from ._errors import failure_text, retry_delay
+from ._errors import dropped_stream_text, failure_text, retry_delay
 from ._keys import api_key_for
 from ._openai_client import missing_key_text, openai_client, openai_failure_text
 from ._responses_events import ResponsesEvents
@@ -77,9 +77,8 @@ async def stream(
         message = failure_text(model.provider, kind="protocol error", message=str(exc))
         ending = assembler.fail("error", message)
     except (httpx2.TransportError, OSError) as exc:
-        ending = assembler.fail(
-            "error", _failure(model, "connection lost mid-stream", exc, api_key)
-        )
+        message = failure_text(model.provider, message=dropped_stream_text(exc), api_key=api_key)
+        ending = assembler.fail("error", message)
     except Exception as exc:
         ending = assembler.fail("error", _failure(model, "unexpected failure", exc, api_key))
     finally:
