@@ -145,7 +145,7 @@ def test_reasons_name_the_command_and_the_rule(command: str, named: str) -> None
         ("less +!sh README.md", "approve"),
         ("rg --pre ./decompress TODO", "approve"),
         ("find . -name x -fprint /tmp/out", "deny"),
-        ("sed -n '1w /tmp/copy' README.md", "approve"),
+        ("sed -n '1w /tmp/copy' README.md", "deny"),  # writes outside, as cp would
         ("git -c core.pager=less log", "deny"),
         ("git branch -D main", "approve"),
         ("git tag -a v1 -m v1", "approve"),

@@ -21,6 +21,7 @@ canonically (:mod:`._shell_key`).
 
 from __future__ import annotations
 
+import fnmatch
 import itertools
 import os
 import posixpath
@@ -34,6 +35,7 @@ from ._shell_allow import PathChecks, prove_read_only
 from ._shell_budget import TooComplex, bounded_glob, check_size, spending
 from ._shell_expand import Environment, brace_expand, expand_word
 from ._shell_heredoc import heredoc_disagreements
+from ._shell_indirect import indirect_readings
 from ._shell_key import session_key
 from ._shell_lex import as_bash_reads_it, differs_from_the_parser
 from ._shell_parse import (
@@ -42,6 +44,7 @@ from ._shell_parse import (
     Paths,
     Script,
     ShellParser,
+    Values,
     Word,
     collapse,
     decode_escapes,
@@ -66,7 +69,8 @@ _DOWNLOADERS = frozenset({"curl", "wget", "fetch", "aria2c", "http", "https", "x
 # Commands whose arguments may name a secret without reading it (listing, using a key).
 _NOT_READING = frozenset({"ls", "stat", "test", "[", "[[", "echo", "printf", "chmod", "chown",
                           "chgrp", "ssh", "ssh-add", "ssh-keygen", "rm", "which", "type", "file",
-                          "du", "realpath", "readlink", "basename", "dirname", "find"})  # fmt: skip
+                          "du", "realpath", "readlink", "basename", "dirname", "find",
+                          "apropos", "whatis"})  # fmt: skip
 _DELETERS = frozenset({"rm", "shred", "unlink", "rmdir", "mv"})
 _SEARCHERS = frozenset({"grep", "egrep", "fgrep", "rg"})
 _SECRET_VARIABLE = re.compile(r"\$\{?\w*(KEY|TOKEN|SECRET|PASSW|CREDENTIAL)", re.I)
@@ -195,6 +199,8 @@ class _Run:
             reading = " ".join(field for fields in expanded for field in fields)
             if reading != " ".join(text.split()):
                 self._evidence([reading], depth, f"{collapse(text)[:60]}: as bash expands it")
+        for reading in indirect_readings(text, script.root, script.source):
+            self._evidence([reading], depth, f"{collapse(text)[:60]}: what it runs indirectly")
         if b"<<" in script.source and script.root is not None:
             for hidden in heredoc_disagreements(script.root, script.source):
                 self._approve(f"{collapse(text)[:60]}: bash and the parser disagree on a heredoc")
@@ -379,7 +385,8 @@ class _Run:
         unwrapped = unwrap(name, tuple(w.value for w in words))
         assert unwrapped is not None
         shown = display(name, words)
-        self._approve(f"{shown}: {unwrapped.why}")
+        if unwrapped.why:
+            self._approve(f"{shown}: {unwrapped.why}")
         for code in unwrapped.scripts:
             self._nested(code, depth, shown)
         if unwrapped.argv is None:
@@ -534,8 +541,17 @@ class _Run:
                 ends = [i for i in range(index, len(values)) if values[i] in (";", "+")]
                 end = ends[0] if ends else len(values)
                 self._approve(f"{call.display}: find -exec runs a command for each file")
+                narrowed = _narrowed(values[start + len(roots) : index])
                 for root in roots if end > index else ():
                     fill = root or "{}"
+                    if (
+                        narrowed is not None
+                        and root
+                        and not fnmatch.fnmatchcase(
+                            posixpath.basename(root.rstrip("/")) or "/", narrowed
+                        )
+                    ):  # {} is a found file below the root, never the root itself
+                        fill = posixpath.join(root, "found")
                     filled = [Word(w.raw, w.value and w.value.replace("{}", fill)) for w in words]
                     self._call("command", tuple(filled[index:end]), cmd, depth)
             runs = (
@@ -543,7 +559,8 @@ class _Run:
             )
             if value == "-delete" or runs in _DELETERS:
                 self._approve(f"{call.display}: find -delete deletes files")
-                for root in roots:
+                narrowed = _narrowed(values[start + len(roots) : index])
+                for root in roots if narrowed is None else ():
                     resolved = self.paths.resolve(root) if root is not None else None
                     if resolved and rules.destroys_system_or_home(resolved, self.paths.home):
                         self._deny(f"{call.display}: deletes everything under {root}")
@@ -603,6 +620,10 @@ class _Run:
         if name in ("echo", "printf") and None not in values:
             return _Effect(call, "text", _printed(name, values))
         fed = _fed(cmd)
+        if name in ("at", "batch") and not {"-l", "-r", "-d", "-c", "-f"} & set(values):
+            for word in fed:  # at now <<EOF ... EOF: the job is the heredoc
+                self._script_word(call, word, 0)
+            return _Effect(call, "program-stdin")
         if name == "cat" and not values and fed and all(w.value is not None for w in fed):
             return _Effect(call, "text", "\n".join(w.value or "" for w in fed))
         decodes = rules.decodes(name, values)
@@ -738,6 +759,22 @@ class _Run:
 
 
 _PATTERN_FIRST = frozenset({"grep", "egrep", "fgrep", "rg", "jq", "sed", "awk"})
+
+
+_FIND_NAME_TESTS = frozenset({"-name", "-iname"})
+
+
+def _narrowed(tests: Values) -> str | None:
+    """The ``-name`` pattern that every file ``find`` acts on must match, when the tests before
+    the action are a conjunction holding one (``find ~ -name '*.pyc' -delete`` does not delete
+    the home directory); ``None`` when they may match everything (``-o``, ``-name '*'``)."""
+    if any(t in ("-o", "-or", ",", "!", "-not") or t is None for t in tests):
+        return None
+    for test, value in itertools.pairwise(tests):
+        if test in _FIND_NAME_TESTS and value is not None and value.strip("*") not in ("", "."):
+            pattern: str = value.lower() if test == "-iname" else value
+            return pattern
+    return None
 
 
 def _not_files(call: Call) -> set[str]:

@@ -248,6 +248,8 @@ def _kill(call: Call) -> str | None:
     values = values[1:] if values[:1] == ["--"] else values
     if any(_MINUS_ONE.match(v) for v in values):
         return call.deny("kill -1 signals every process")
+    if any(re.fullmatch(r"0*1", v) for v in values):
+        return call.deny("kill 1 signals init, which stops the machine (or the container)")
     return None
 
 
@@ -357,13 +359,13 @@ def _container(call: Call) -> str | None:
 
 _AGENTS = _words(
     "claude claude-code codex gemini gemini-cli aider amp cursor-agent goose opencode qwen "
-    "copilot crush q"
+    "copilot crush q tether"
 )
 _AGENT_UNGUARDED = _words(
     "--yolo --yes-always --allow-all-tools --trust-all-tools --force gemini:-y aider:--yes "
     "--permission-mode=bypasspermissions --approval-mode=yolo --sandbox=danger-full-access "
     '-s=danger-full-access sandbox_mode=danger-full-access sandbox_mode="danger-full-access" '
-    "qwen:-y crush:-y crush:--yolo cursor-agent:-f"
+    "qwen:-y crush:-y crush:--yolo cursor-agent:-f tether:--gate=yolo"
 )
 
 
@@ -436,8 +438,22 @@ _CODE_CALL = re.compile(
 )
 _CODE_BARE = re.compile(
     r"(?:\bsystem|\bexec)\s+(?:q[qx]?\s*\{([^}]*)\}|\"([^\"]*)\"|'([^']*)')|`([^`]+)`|"
-    r"qx\s*\{([^}]*)\}|%x\{([^}]*)\}"
+    r"qx\s*\{([^}]*)\}|%x\{([^}]*)\}|"
+    r"\"((?:[^\"\\]|\\.)*)\"\s*\|&?\s*getline|"  # awk: "cmd" | getline
+    r"\|&?\s*\"((?:[^\"\\]|\\.)*)\""  # awk: print ... | "cmd"
 )
+_CODE_REMOVES = re.compile(
+    r"(?:shutil\.rmtree|\brmtree|FileUtils\.rm_r[f]?|FileUtils\.remove_(?:dir|entry)|"
+    r"fs\.(?:rmSync|rmdirSync|rm|rmdir)|remove_tree|rmtree)\s*\(\s*((?:[^,()]|\([^()]*\))*)"
+)
+_CODE_HOME = re.compile(
+    r"^(?:(?:pathlib\.)?Path\.home\(\)|os\.path\.expanduser\([\"']~[\"']\)|"
+    r"os\.environ\[[\"']HOME[\"']\]|os\.getenv\([\"']HOME[\"']\)|ENV\[[\"']HOME[\"']\]|"
+    r"Dir\.home|os\.homedir\(\)|process\.env\.HOME)$"
+)
+_CODE_DYNAMIC = re.compile(r"\bgetattr\s*\(|__import__|importlib|\beval\s*\(|\bexec\s*\(|"
+                           r"\bcompile\s*\(|__builtins__|\bglobals\s*\(|\bvars\s*\(")  # fmt: skip
+_CODE_STRING = re.compile(r"\"((?:[^\"\\]|\\.)*)\"|'((?:[^'\\]|\\.)*)'")
 _UNBOUNDED_FORK = re.compile(
     r"while\s*\(?\s*(?:True|1|true)\s*\)?\s*[:{]?[^\n]*\bfork\b|\bfork\b[^\n]*\bwhile\s*\(?\s*1|"
     r"for\s*\(\s*;\s*;\s*\)[^\n]*\bfork\b|\bfork\s+while\b|loop\s*\{[^}]*\bfork\b"
@@ -455,6 +471,16 @@ def code_commands(code: str) -> list[str]:
         else:
             text = next((g for g in (listed, *strings) if g is not None), "")
             found.append(text.replace('\\"', '"'))
+    for match in _CODE_REMOVES.finditer(code):  # shutil.rmtree(PATH) is rm -rf PATH
+        argument = match.group(1).strip()
+        quoted = _CODE_STRING.fullmatch(argument)
+        if quoted:
+            found.append("rm -rf " + shlex.quote(next(g for g in quoted.groups() if g is not None)))
+        elif _CODE_HOME.match(argument):
+            found.append("rm -rf ~")
+    if _CODE_DYNAMIC.search(code):  # getattr(os, 'sys'+'tem')('rm -rf ~'): any string may run
+        folded = re.sub(r"[\"']\s*\+\s*[\"']", "", code)
+        found += [a or b for a, b in _CODE_STRING.findall(folded)]
     return [command for command in found if command.strip()]
 
 
@@ -494,14 +520,28 @@ def family(name: str) -> str:
     return next((canonical for pattern, canonical in _FAMILIES if pattern.match(name)), name)
 
 
+def _formats_device(call: Call) -> bool:
+    """mkfs of anything but regular files named in plain words (``mkfs.erofs image.erofs
+    root/`` builds an image file): a device, a path under ``/dev``, or one not known."""
+    operands = [v for v in call.values if v is None or not v.startswith("-")]
+    for operand in operands or [None]:
+        resolved = call.paths.resolve(operand) if operand is not None else None
+        if resolved is None or resolved.startswith("/dev/") or is_disk_device(resolved):
+            return True
+    return False
+
+
 def check_call(call: Call) -> list[str]:
     """Deny reasons for one command: its own rule, agents with guards off, network devices."""
     name = family(call.name)
     rule = _RULES.get(name)
     found = [rule(call) if rule is not None else None, _agent_unguarded(call)]
-    if name == "shutdown" or (name == "init" and call.values[:1] in (("0",), ("6",))):
+    cancels = call.name == "shutdown" and call.values in (("-c",), ("--show",))
+    if (name == "shutdown" and not cancels) or (
+        name == "init" and call.values[:1] in (("0",), ("6",))
+    ):
         found.append(call.deny("stops or restarts the machine"))
-    if name == "mkfs":
+    if name == "mkfs" and _formats_device(call):
         found.append(call.deny("formats a disk"))
     if call.name not in ("echo", "printf") and any(
         v is not None and is_network_device(v) for v in call.values
