@@ -230,7 +230,7 @@ SPECS: dict[str, GitSpec] = {
         {},
         _kinds("text", "--hash --abbrev"),
     ),
-    "merge-base": _spec("--all --octopus --independent --is-ancestor --fork-point"),
+    "merge-base": _spec("-a --all --octopus --independent --is-ancestor --fork-point"),
     "cat-file": _spec("-t -s -e -p"),
 }
 _NUMBERED = frozenset({"log", "show", "rev-list", "shortlog", "stash", "grep"})
@@ -286,6 +286,8 @@ class _Reader:
             self.spec,
             f"git {self.subcommand} {arg}: not an option git is allowed unasked",
         )
+        if arg in spec.valued and arg in spec.flags and rest and not rest[0].startswith("-"):
+            return self.value(arg, spec.valued[arg], rest.pop(0))  # --contains [COMMIT]
         if arg in spec.flags or arg in spec.optional:
             self.flags.add(arg)
             return None

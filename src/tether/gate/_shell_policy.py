@@ -590,7 +590,8 @@ class _Run:
             self._path(call.display, target, "write")
         reads = rules.read_only_paths(call.name, call.values)
         if call.name not in _NOT_READING:
-            self._secrets(call, {t for t in targets if t is not None} | _not_files(call))
+            self._secrets(call, {t for t in targets if t is not None} | _not_files(call)
+                          | _quoted_patterns(call, cmd))  # fmt: skip
         family = rules.family(call.name)
         if family in _INTERPRETERS or family == "awk":
             self._code(checked, cmd)
@@ -775,6 +776,17 @@ def _narrowed(tests: Values) -> str | None:
             pattern: str = value.lower() if test == "-iname" else value
             return pattern
     return None
+
+
+def _quoted_patterns(call: Call, cmd: Command) -> set[str]:
+    """Values of quoted words with glob characters: a pattern the program is handed (``kubectl
+    proxy --accept-hosts '.*'``), not files bash finds; a copier may glob them remotely."""
+    if call.name in _COPIERS:
+        return set()
+    return {
+        w.value for w in cmd.args
+        if w.value and w.raw[:1] in "'\"" and w.raw[-1:] == w.raw[:1] and _EXPANDS.search(w.value)
+    }  # fmt: skip
 
 
 def _not_files(call: Call) -> set[str]:

@@ -276,14 +276,25 @@ def _loginctl(call: Call) -> str | None:
 
 _DISK_TOOLS = _words("sgdisk gdisk fdisk sfdisk cfdisk parted blkdiscard hdparm cryptsetup shred "
                      "partx sfdisk badblocks")  # fmt: skip
-_DISK_LISTING = _words("-l --list -p --print print -I -i --info --dump -d status luksDump")
+_DISK_LISTING = _words("-l --list -p --print print -I -i --info --dump -d status luksDump -v "
+                       "--verify")  # fmt: skip
+
+
+_CRYPTSETUP_DESTROYS = _words("luksFormat erase luksErase reencrypt luksKillSlot luksRemoveKey")
 
 
 def _disk_tool(call: Call) -> str | None:
-    """Partitioning, discarding, erasing or formatting a disk device."""
+    """Partitioning, discarding, erasing or formatting a disk device (``badblocks`` only with
+    ``-w``, its destructive test; ``cryptsetup`` only for the verbs that destroy data)."""
     values = [v for v in call.values if v is not None]
     devices = [v for v in values if is_disk_device(v)]
     if not devices or (call.name != "blkdiscard" and not _DISK_LISTING.isdisjoint(values)):
+        return None
+    if call.name == "badblocks" and not any(
+        re.fullmatch(r"-[a-zA-Z]*w[a-zA-Z]*", v) for v in values
+    ):
+        return None
+    if call.name == "cryptsetup" and _CRYPTSETUP_DESTROYS.isdisjoint(values):
         return None
     return call.deny(f"{call.name} changes the disk device {devices[0]}")
 
@@ -291,7 +302,12 @@ def _disk_tool(call: Call) -> str | None:
 def _systemctl(call: Call) -> str | None:
     operands = parse_options(call.values, frozenset({"-H", "-M", "-t", "-p"})).positionals
     verb = operands[0] if operands else None
-    if verb in ("poweroff", "reboot", "halt", "kexec", "soft-reboot", "rescue", "emergency"):
+    cancels = "--when=cancel" in call.values or ("--when", "cancel") in itertools.pairwise(
+        call.values
+    )
+    if verb in ("poweroff", "reboot", "halt", "kexec", "soft-reboot", "rescue", "emergency") and (
+        not cancels
+    ):
         return call.deny(f"systemctl {verb} stops the machine")
     units = [u for u in operands[1:] if u is not None]
     if verb in ("isolate", "start", "restart", "reload-or-restart") and any(
@@ -523,6 +539,11 @@ def family(name: str) -> str:
 def _formats_device(call: Call) -> bool:
     """mkfs of anything but regular files named in plain words (``mkfs.erofs image.erofs
     root/`` builds an image file): a device, a path under ``/dev``, or one not known."""
+    if call.name == "wipefs" and (
+        {"-n", "--no-act"} & set(call.values)
+        or not any(v and re.match(r"^(-[a-zA-Z]*[ao]|--all|--offset)", v) for v in call.values)
+    ):  # without -a/-o it only lists signatures; -n changes nothing
+        return False
     operands = [v for v in call.values if v is None or not v.startswith("-")]
     for operand in operands or [None]:
         resolved = call.paths.resolve(operand) if operand is not None else None
