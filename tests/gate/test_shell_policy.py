@@ -265,7 +265,8 @@ def workspace(tmp_path: Path) -> Path:
     [
         ("cat README.md", "allow"),
         ("cat src/../README.md | wc -l", "allow"),
-        ("grep -rn hello .", "approve"),  # the tree holds a link to a secret outside
+        ("grep -rn hello .", "allow"),  # -r does not follow the tree's link to a secret outside
+        ("grep -Rn hello .", "approve"),  # -R does
         ("ls 2>/dev/null", "allow"),
         ("cat < README.md", "approve"),
         ("cat ../outside/x", "approve"),

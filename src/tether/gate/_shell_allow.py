@@ -68,13 +68,19 @@ class PathChecks:
         return verdict
 
     def secret_in_tree(
-        self, directory: str, skipped: frozenset[str] | None = None, only: tuple[str, ...] = ()
+        self,
+        directory: str,
+        skipped: frozenset[str] | None = None,
+        only: tuple[str, ...] = (),
+        *,
+        follows: bool = True,
     ) -> str | None:
         """What makes a search of ``directory`` unprovable: a secret file or a symlink leading
         outside the workspace somewhere below it, or more entries than are worth walking.
         ``skipped``: the search skips hidden entries and these (git-ignored) names. ``only``:
         the search reads only files these globs match, so a secret file none of them can
-        match is not read (a secret directory always counts)."""
+        match is not read (a secret directory always counts). ``follows``: whether the search
+        follows symlinks it meets (a symlink it does not follow leads nowhere)."""
         if not os.path.isdir(directory):
             return None
         if skipped is not None and _whitelisted_above(directory):
@@ -92,8 +98,10 @@ class PathChecks:
                 return f"more than {_MAX_SEARCHED_ENTRIES} entries to check for secrets"
             for entry in entries:
                 if skipped is not None and entry.name in _IGNORE_FILES and _whitelists(entry.path):
-                    return self.secret_in_tree(directory, None, only)
+                    return self.secret_in_tree(directory, None, only, follows=follows)
                 if skipped is not None and (entry.name[:1] == "." or entry.name in skipped):
+                    continue
+                if not follows and entry.is_symlink():
                     continue
                 if entry.is_symlink() or _SECRET_NAME.match(entry.name.lower()):
                     if (
@@ -437,7 +445,9 @@ class _Prover:
             resolved = self._paths.resolve(path)
             skipped = self._ignored() if reading.skips_ignored else None
             found = (
-                self._policy.secret_in_tree(resolved, skipped, reading.only_globs)
+                self._policy.secret_in_tree(
+                    resolved, skipped, reading.only_globs, follows=reading.follows_links
+                )
                 if resolved
                 else path
             )

@@ -38,7 +38,7 @@ _PLAIN = re.compile(r"[\w./~+=:,@%-]*")
 def indirect_readings(text: str, root: Node | None, source: bytes) -> list[str]:
     """The script with its indirections resolved, one reading per kind found."""
     readings = [_CASE_EXPANSION.sub(r"${\1}", text), _ECHOED.sub(_echoed, text), _unlinked(text)]
-    if root is not None and b"(" in source:
+    if root is not None and (b"(" in source or b"function" in source):
         readings += _function_calls(root, source)
     return [reading for reading in dict.fromkeys(readings) if reading != text]
 

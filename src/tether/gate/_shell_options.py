@@ -35,6 +35,9 @@ class Reading:
     """Directories whose every file it may read (``grep -r``, ``rg``, ``diff -r``)."""
     skips_ignored: bool = False
     """The search skips hidden and git-ignored files (``rg`` without ``--hidden``)."""
+    follows_links: bool = True
+    """The search follows symlinks below the directories it searches (``grep -R``, ``ls -LR``;
+    not ``rg`` or ``grep -r``, which follow only the ones named)."""
     only_globs: tuple[str, ...] = ()
     """The search reads only files one of these globs matches, hidden and ignored ones too
     (``rg -g '*.py'``); empty: no such restriction."""
@@ -317,10 +320,13 @@ def _operands_read(
     # diff reads the files of directories it compares even without -r (diff -N . src).
     searched = tuple(named) if name in ("rg", "diff") or recursive else ()
     if name != "rg":
-        return Reading(tuple(files + named), (), searched)
+        dereferences = bool({"-R", "--dereference-recursive"} & seen.keys())
+        return Reading(
+            tuple(files + named), (), searched, follows_links=name == "diff" or dereferences
+        )
     globs = _rg_globs(seen)
     return Reading(tuple(files + named), (), searched, skips_ignored=globs is None,
-                   only_globs=globs or ())  # fmt: skip
+                   follows_links=False, only_globs=globs or ())  # fmt: skip
 
 
 _RECURSION = {
