@@ -232,3 +232,23 @@ STILL_ALLOWED: list[str] = [
     "diff README.md src/app.py",
 ]
 # fmt: on
+
+PATHOLOGICAL: list[tuple[str, str]] = [
+    (
+        "".join(f'f{i}(){{ rm -rf "$1"; }}; f{i} build{i}; ' for i in range(300)),
+        "300 functions, each called",
+    ),
+    (
+        "; ".join(f"ln -s d{i} l{i}" for i in range(500)) + "; rm -rf l1/",
+        "500 symlinks made earlier",
+    ),
+    ("rg " + " ".join(f"-g '*.x{i}'" for i in range(1000)) + " KEY", "rg with 1000 globs"),
+    ("git log " + "--oneline " * 3000, "git with 3000 options"),
+    ("grep " + "-d skip " * 2000 + "x README.md", "grep with 2000 valued options"),
+    ("rm -rf " + "${HOME,,}" * 2000, "2000 case-changing expansions"),
+    ("echo " + "$(echo a)" * 2000, "2000 echoed substitutions"),
+    ("awk 'BEGIN { " + '"x" | getline; ' * 2000 + "}'", "awk with 2000 getlines"),
+    ("sed '" + "1e true\n" * 2000 + "' f", "sed with 2000 e commands"),
+]
+"""Inputs that cost the readers added for issue 18 more than they look; ``bench/shell_policy.py``
+times them and the test only checks they are not allowed (but the harmless git and grep lines)."""

@@ -17,9 +17,16 @@ import pytest
 from tether.gate import PathPolicy, ShellPolicy
 
 if __package__:
-    from .shell_attacks_18 import ATTACKS, LEAKS, MARKERS, REAL_WORLD, STILL_ALLOWED
+    from .shell_attacks_18 import (
+        ATTACKS,
+        LEAKS,
+        MARKERS,
+        PATHOLOGICAL,
+        REAL_WORLD,
+        STILL_ALLOWED,
+    )
 else:
-    from shell_attacks_18 import ATTACKS, LEAKS, MARKERS, REAL_WORLD, STILL_ALLOWED
+    from shell_attacks_18 import ATTACKS, LEAKS, MARKERS, PATHOLOGICAL, REAL_WORLD, STILL_ALLOWED
 
 BASH = shutil.which("bash")
 _PROGRAMS = frozenset({"fakeroot", "bwrap", "runuser", "sg", "awk", "sed", "git", "ssh", "vim",
@@ -158,3 +165,11 @@ def test_a_glob_that_may_match_the_secret_is_not_allowed_one_that_cannot_is(
     assert policy.classify("rg -g '*.py' -g '*.md' KEY").decision == "allow"
     for glob in ("*env", ".e*", "*", "[.]env", "{a,.env}", "**/.env", "src/../.env"):
         assert policy.classify(f"rg -g '{glob}' KEY").decision != "allow", glob
+
+
+@pytest.mark.parametrize(("command", "why"), PATHOLOGICAL)
+def test_costly_inputs_are_judged_and_not_allowed(
+    policy: ShellPolicy, command: str, why: str
+) -> None:
+    harmless = command.startswith(("git log --oneline", "grep -d skip"))
+    assert policy.classify(command).decision == ("allow" if harmless else "approve"), why
