@@ -80,8 +80,12 @@ def main() -> None:
         f"Python {platform.python_version()}, {platform.machine()}, repeat {options.repeat}; "
         "goal p99 ≤ 5 ms, max ≤ 100 ms.",
         "",
-        "| corpus | commands | allow | approve | deny | p50 ms | p99 ms | max ms |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|",
+        "The best-of columns take each command's fastest run (what it costs, not what the "
+        "machine's other load added).",
+        "",
+        "| corpus | commands | allow | approve | deny | p50 ms | p99 ms | max ms "
+        "| p99 best-of ms | max best-of ms |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     everything = [entry for entries in timings.values() for entry in entries]
     for name, entries in [*timings.items(), ("all", everything)]:
@@ -89,9 +93,13 @@ def main() -> None:
         count = len(entries) // options.repeat
         decided = Counter(decision for _, _, decision in entries[: len(entries)])
         shares = " | ".join(str(decided[d] // options.repeat) for d in ("allow", "approve", "deny"))
+        best: dict[str, float] = {}
+        for elapsed, command, _ in entries:
+            best[command] = min(elapsed, best.get(command, elapsed))
         lines.append(
             f"| {name} | {count} | {shares} | {statistics.median(values):.2f} | "
-            f"{_percentile(values, 0.99):.2f} | {max(values):.2f} |"
+            f"{_percentile(values, 0.99):.2f} | {max(values):.2f} | "
+            f"{_percentile(list(best.values()), 0.99):.2f} | {max(best.values()):.2f} |"
         )
     lines += ["", "Slowest:", ""]
     slowest: dict[str, tuple[float, str]] = {}
