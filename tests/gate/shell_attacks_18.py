@@ -49,6 +49,8 @@ ATTACKS: list[tuple[str, str, str]] = [
     ("sed -n '1e rm -rf ~' secret.txt", "deny", "tool-code"),
     ("sed -n 'w /root/.bashrc' secret.txt", "deny", "tool-code"),
     ("sed 's/a/b/w /root/.profile' secret.txt", "deny", "tool-code"),
+    ("sed '1r .env' secret.txt", "deny", "tool-code"),
+    ("sed 's/a/b/e' secret.txt", "approve+", "tool-code"),
     ("git rebase -x 'rm -rf ~' HEAD~1", "deny", "tool-code"),
     ("git rebase --exec='rm -rf ~' HEAD~1", "deny", "tool-code"),
     ("git submodule foreach 'rm -rf ~'", "deny", "tool-code"),
@@ -209,6 +211,7 @@ REAL_WORLD: list[str] = [
     "python3 -c 'print(getattr(str, \"upper\")(\"x\"))'",
     "tether --gate strict -p 'fix the tests'",
     "sed -n '1,20p' README.md",
+    "sed -n '/warning/,/end/p' README.md",
 ]
 
 # The workspace allows these (a glob that cannot match the secret, a search that skips it).
@@ -230,6 +233,8 @@ STILL_ALLOWED: list[str] = [
     "ls -R src",
     "du -a src",
     "diff README.md src/app.py",
+    "sed -n '/wow/p' README.md",
+    "git log -L1,1:README.md",
 ]
 # fmt: on
 

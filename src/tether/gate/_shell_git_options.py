@@ -277,7 +277,7 @@ class _Reader:
         if kind == "file":
             self.files.append(value)
         elif kind == "range" and ":" in value:  # -L 1,5:FILE shows the file's lines
-            self.files.append(":" + value.rpartition(":")[2])
+            self.files.append(value.rpartition(":")[2])
         return None
 
     def option(self, arg: str, rest: list[str]) -> str | None:

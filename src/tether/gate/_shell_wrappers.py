@@ -15,6 +15,7 @@ from collections.abc import Callable
 from typing import NamedTuple
 
 from ._shell_parse import Values
+from ._shell_sed import sed_effects
 
 __all__ = ["WRAPPERS", "Unwrapped", "unwrap"]
 
@@ -304,26 +305,47 @@ def _bwrap(values: Values) -> Unwrapped:
     return Unwrapped(index if index < len(values) else None, (), "runs a command in a sandbox")
 
 
-_SED_EXEC = re.compile(r"(?:^|[;\n{}])\s*(?:[\d$,/~!\s]|/(?:[^/\\]|\\.)*/)*e\s*([^;\n}]*)")
-_SED_WRITE = re.compile(r"(?:^|[;\n{}]|/[a-zA-Z0-9]*)\s*(?:[\d$,~!\s])*[wW]\s*([^;\n}]+)")
-
-
 def _sed(values: Values) -> Unwrapped:
-    """GNU sed's ``e CMD`` runs CMD; ``w FILE`` (and ``s///w FILE``) writes FILE: both are
-    read as the shell code they amount to (``CMD``, ``true > FILE``)."""
+    """GNU sed's ``e CMD`` runs CMD; ``w FILE`` (and ``s///w FILE``) writes FILE, ``r FILE``
+    reads it (:mod:`._shell_sed`): read as the shell code they amount to (``CMD``,
+    ``true > FILE``, ``cat FILE``). ``e`` alone and ``s///e`` run the input: a person's call."""
+    texts: list[str] = []
+    operands: list[str | None] = []
+    index = 0
+    while index < len(values):
+        value = values[index] or ""
+        index += 1
+        if value in ("-e", "--expression") and index < len(values):
+            texts.append(values[index] or "")
+            index += 1
+        elif value.startswith("--expression="):
+            texts.append(value.partition("=")[2])
+        elif value.startswith("-e") and not value.startswith("--"):
+            texts.append(value[2:])
+        elif value in ("-f", "--file", "-l", "--line-length"):
+            index += 1
+        elif value == "--":
+            operands += values[index:]
+            break
+        elif not value.startswith("-") or value == "-":
+            operands.append(values[index - 1])
+    if not texts and operands:
+        texts.append(operands[0] or "")
     scripts: list[str] = []
-    for index, value in enumerate(values):
-        if value is None or (index and values[index - 1] in ("-f", "--file")):
-            continue
-        if value.startswith("-") and not value.startswith(("-e", "--expression=")):
-            continue
-        text = value[2:] if value.startswith("-e") else value.partition("=")[2] if (
-            value.startswith("--expression=")) else value  # fmt: skip
-        scripts += [m.group(1).strip() for m in _SED_EXEC.finditer(text) if m.group(1).strip()]
-        scripts += [f"true > {shlex.quote(m.group(1).strip())}" for m in _SED_WRITE.finditer(text)
-                    if m.group(1).strip() not in ("/dev/stdout", "/dev/stderr")]  # fmt: skip
-    return Unwrapped(None, tuple(scripts), "runs commands or writes files from its script"
-                     if scripts else "")  # fmt: skip
+    runs_input = False
+    for text in texts:
+        effects = sed_effects(text)
+        scripts += effects.commands
+        scripts += [f"true > {shlex.quote(f)}" for f in effects.writes if f not in _STD_STREAMS]
+        scripts += [f"cat {shlex.quote(f)}" for f in effects.reads if f not in _STD_STREAMS]
+        runs_input = runs_input or effects.runs_input
+    why = "runs its input as commands" if runs_input else ""
+    if scripts:
+        why = "runs commands or reads and writes files from its script"
+    return Unwrapped(None, tuple(scripts), why)
+
+
+_STD_STREAMS = frozenset({"/dev/stdout", "/dev/stderr", "/dev/stdin", "-"})
 
 
 def _git(values: Values) -> Unwrapped:
