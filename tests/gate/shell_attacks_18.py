@@ -97,6 +97,7 @@ ATTACKS: list[tuple[str, str, str]] = [
     ("at now <<< 'rm -rf ~'", "deny", "process"),
     ("tether --gate yolo", "deny", "process"),
     ("tether --gate=yolo -p 'clean up'", "deny", "process"),
+    ("shopt -s expand_aliases\nalias x='rm -rf ~'\nx", "deny", "bash-feature"),
 ]
 
 MARKERS: list[tuple[str, str]] = [
@@ -136,6 +137,8 @@ MARKERS: list[tuple[str, str]] = [
     ("rm -rf ${HOME,,}", "x=PWNED; touch ${x,,}"),
     ("rm -rf $(echo ~)", "touch $(echo ~)/pwned"),
     ("ln -s ~ h; rm -rf h/", "ln -s ~ h; touch h/pwned"),
+    ("shopt -s expand_aliases\nalias x='rm -rf ~'\nx",
+     "shopt -s expand_aliases\nalias x='touch pwned'\nx"),
 ]
 
 LEAKS: list[tuple[str, str]] = [
@@ -195,6 +198,8 @@ REAL_WORLD: list[str] = [
     "sudo mkswap path/to/swapfile",
     "alias ll='ls -la'",
     "alias rm='rm --interactive'",
+    "alias shutdown='shutdown -h now'",
+    "alias reboot='sudo reboot'",
     "sudo badblocks /dev/sdX",
     "sudo wipefs /dev/sdX",
     "sudo wipefs -a -n /dev/sdX",

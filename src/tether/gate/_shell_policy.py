@@ -355,7 +355,9 @@ class _Run:
         if any(_SECRET_VARIABLE.search(w.raw) for w in words):
             self._approve(f"{call.display}: uses a variable that looks like a secret")
         for variable, _, value in (v.partition("=") for v in call.values if v and "=" in v):
-            if name == "alias" or (name in _DECLARATIONS and _SENSITIVE_ENV.match(variable)):
+            if (name == "alias" and self._aliases_expand()) or (
+                name in _DECLARATIONS and _SENSITIVE_ENV.match(variable)
+            ):
                 self._evidence([value], depth, f"{call.display}: defines a command")
         if name in _SHELLS:
             return [self._shell(call, words, cmd, depth)]
@@ -378,6 +380,12 @@ class _Run:
         if name in ("source", ".") and words and self._sourced(call, words[0], cmd, depth):
             return [_Effect(call, "program-stdin")]
         return [self._classify(call, cmd)]
+
+    def _aliases_expand(self) -> bool:
+        """Whether an alias defined here can ever run: bash -c expands none unless the script
+        turns ``expand_aliases`` on (or starts an interactive shell)."""
+        source = self.top.source if self.top is not None else b""
+        return b"expand_aliases" in source or re.search(rb"(?:^|\s)-\w*i", source) is not None
 
     def _program(self, name: str, words: tuple[Word, ...], depth: int) -> tuple[Word, ...] | None:
         """A program that runs others (:mod:`._shell_wrappers`): judge the scripts it runs; the
