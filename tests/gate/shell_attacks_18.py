@@ -73,6 +73,8 @@ ATTACKS: list[tuple[str, str, str]] = [
     ("python3 -c \"import os; getattr(os, 'sys'+'tem')('rm -rf ~')\"", "deny", "tool-code"),
     ("python3 -c \"__import__('os').system('rm -rf ~')\"", "deny", "tool-code"),
     ("ruby -e 'require \"fileutils\"; FileUtils.rm_rf(\"/\")'", "deny", "tool-code"),
+    ("node -e 'require(\"fs\").rmSync(require(\"os\").homedir(), {recursive: true})'", "deny",
+     "tool-code"),
     # --- bash features -----------------------------------------------------------------------
     ("trap -- 'rm -rf ~' EXIT", "deny", "bash-feature"),
     ("mapfile -C 'rm -rf ~' -c 1 x < secret.txt", "deny", "bash-feature"),
@@ -217,6 +219,11 @@ REAL_WORLD: list[str] = [
     "tether --gate strict -p 'fix the tests'",
     "sed -n '1,20p' README.md",
     "sed -n '/warning/,/end/p' README.md",
+    "python3 -c 'import shutil; shutil.rmtree(\"build\")'",
+    "node -e 'require(\"fs\").rmSync(\"dist\", {recursive: true})'",
+    "ssh -o ProxyCommand='ssh -W %h:%p jump' host",
+    "rsync -e 'ssh -p 2222' src/ host:dst/",
+    "git rebase -x 'make test' main",
 ]
 
 # The workspace allows these (a glob that cannot match the secret, a search that skips it).

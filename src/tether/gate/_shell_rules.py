@@ -459,13 +459,13 @@ _CODE_BARE = re.compile(
     r"\|&?\s*\"((?:[^\"\\]|\\.)*)\""  # awk: print ... | "cmd"
 )
 _CODE_REMOVES = re.compile(
-    r"(?:shutil\.rmtree|\brmtree|FileUtils\.rm_r[f]?|FileUtils\.remove_(?:dir|entry)|"
-    r"fs\.(?:rmSync|rmdirSync|rm|rmdir)|remove_tree|rmtree)\s*\(\s*((?:[^,()]|\([^()]*\))*)"
+    r"(?:shutil\.rmtree|\brmtree|FileUtils\.rm_rf?|FileUtils\.remove_(?:dir|entry)|remove_tree|"
+    r"\.(?:rmSync|rmdirSync)|\bfs\.(?:rm|rmdir)|\bFile\.delete)\s*\(\s*((?:[^,()]|\([^()]*\))*)"
 )
 _CODE_HOME = re.compile(
     r"^(?:(?:pathlib\.)?Path\.home\(\)|os\.path\.expanduser\([\"']~[\"']\)|"
     r"os\.environ\[[\"']HOME[\"']\]|os\.getenv\([\"']HOME[\"']\)|ENV\[[\"']HOME[\"']\]|"
-    r"Dir\.home|os\.homedir\(\)|process\.env\.HOME)$"
+    r"Dir\.home|[\w.()\"']*homedir\(\)|process\.env\.HOME)$"
 )
 _CODE_DYNAMIC = re.compile(r"\bgetattr\s*\(|__import__|importlib|\beval\s*\(|\bexec\s*\(|"
                            r"\bcompile\s*\(|__builtins__|\bglobals\s*\(|\bvars\s*\(")  # fmt: skip
