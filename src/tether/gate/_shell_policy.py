@@ -385,7 +385,8 @@ class _Run:
         """Whether an alias defined here can ever run: bash -c expands none unless the script
         turns ``expand_aliases`` on (or starts an interactive shell)."""
         source = self.top.source if self.top is not None else b""
-        return b"expand_aliases" in source or re.search(rb"(?:^|\s)-\w*i", source) is not None
+        interactive = re.search(rb"\b(?:ba|z|k|da|mk)?sh\s+(?:-\w+\s+)*-\w*i", source)
+        return b"expand_aliases" in source or interactive is not None
 
     def _program(self, name: str, words: tuple[Word, ...], depth: int) -> tuple[Word, ...] | None:
         """A program that runs others (:mod:`._shell_wrappers`): judge the scripts it runs; the
