@@ -19,6 +19,8 @@ ATTACKS: list[tuple[str, str, str]] = [
     ("ls#;rm -rf ~", "deny", "parse-error"),
     ("true#$(rm -rf ~)", "deny", "parse-error"),
     ("x=1>EOF;rm -rf ~", "deny", "parse-error"),
+    ('bash -c "echo ok\n\nrm -rf /"', "deny", "parse-error"),  # the parser drops the newlines
+    ('sh -c "true\n\n\nrm -rf ~"', "deny", "parse-error"),
     ("ls \\ #; rm -rf ~", "deny", "blank-like"),
     ("ls \\\t#; rm -rf ~", "deny", "blank-like"),
     ("ls \x0b#; rm -rf ~", "deny", "blank-like"),
@@ -106,6 +108,7 @@ MARKERS: list[tuple[str, str]] = [
     ("ls#;rm -rf ~", "ls#;touch pwned"),
     ("true#$(rm -rf ~)", "true#$(touch pwned)"),
     ("x=1>EOF;rm -rf ~", "x=1>EOF;touch pwned"),
+    ('bash -c "echo ok\n\nrm -rf /"', 'bash -c "echo ok\n\ntouch pwned"'),
     ("ls \\ #; rm -rf ~", "ls \\ #; touch pwned"),
     ("ls \\\t#; rm -rf ~", "ls \\\t#; touch pwned"),
     ("ls \x0b#; rm -rf ~", "ls \x0b#; touch pwned"),
