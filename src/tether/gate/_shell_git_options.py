@@ -221,10 +221,7 @@ SPECS: dict[str, GitSpec] = {
         clusters=True,
     ),
     "remote": _spec("-v --verbose"),
-    "stash": _spec(
-        "--oneline",
-        _kinds("count", "-n --max-count") | _kinds("text", "--date") | _kinds("format", "--format"),
-    ),
+    "stash": _HISTORY,  # `git stash list` takes log's options
     "show-ref": _spec(
         "--heads --tags --head -d --dereference -s --verify -q --quiet --exists --branches",
         {},
