@@ -25,7 +25,11 @@ CORPUS: list[tuple[str, str, str]] = [
     ("grep -rn 'def main' src/", "allow", "grep recursive"),
     ("grep shutdown app.log", "allow", "false positive: grep for the word shutdown"),
     ("egrep -i 'error|warn' app.log", "allow", "egrep"),
-    ("rg -n TODO --glob '*.py'", "allow", "ripgrep"),
+    (
+        "rg -n TODO --glob '*.py' src",
+        "allow",
+        "ripgrep: a glob overrides ignore files, so a bounded tree",
+    ),
     ("rg -e reboot -e halt docs/", "allow", "ripgrep patterns that name dangerous commands"),
     ("find . -name '*.py' -type f", "allow", "find without actions"),
     ("find src -maxdepth 2 -newer setup.py", "allow", "find with tests"),

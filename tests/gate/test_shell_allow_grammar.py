@@ -217,5 +217,8 @@ def test_a_recursive_search_is_allowed_only_over_a_tree_without_secrets(tmp_path
     assert policy.classify("rg x").decision == "allow"  # rg skips hidden and ignored files
     assert policy.classify("grep -r x .").decision == "approve"  # grep reads them
     (tmp_path / "src" / "link").symlink_to("/etc")
-    assert policy.classify("rg x src").decision == "approve"
+    assert policy.classify("rg x src").decision == "allow"  # rg and grep -r do not follow it
+    assert policy.classify("grep -r x src").decision == "allow"
+    assert policy.classify("grep -R x src").decision == "approve"
+    assert policy.classify("ls -LR src").decision == "approve"
     assert policy.classify("diff -r src vendor").decision == "approve"

@@ -15,9 +15,15 @@ import pytest
 from tether.gate import PathPolicy, ShellPolicy
 
 if __package__:
+    from . import shell_attacks_18
     from .shell_attacks import ATTACKS, BASH_PROBES
 else:
+    import shell_attacks_18
     from shell_attacks import ATTACKS, BASH_PROBES
+
+EVERY_ATTACK = ATTACKS + shell_attacks_18.ATTACKS
+"""Issue 9's red team and issue 18's (whose classes and bash twins ``test_shell_attacks_18``
+checks)."""
 
 BASH = shutil.which("bash")
 _PROGRAMS = frozenset(
@@ -70,7 +76,7 @@ def test_the_corpus_covers_every_class_with_several_cases() -> None:
     assert len({command for command, _, _ in ATTACKS}) == len(ATTACKS), "duplicate attacks"
 
 
-@pytest.mark.parametrize(("command", "expected", "klass"), ATTACKS)
+@pytest.mark.parametrize(("command", "expected", "klass"), EVERY_ATTACK)
 def test_no_attack_runs_unasked(
     policy: ShellPolicy, command: str, expected: str, klass: str
 ) -> None:
@@ -83,7 +89,7 @@ def test_no_attack_runs_unasked(
 
 def test_no_attack_is_allowed_without_a_path_policy_either() -> None:
     policy = ShellPolicy()
-    allowed = [c for c, _, _ in ATTACKS if policy.classify(c).decision == "allow"]
+    allowed = [c for c, _, _ in EVERY_ATTACK if policy.classify(c).decision == "allow"]
     assert not allowed
 
 

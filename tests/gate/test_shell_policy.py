@@ -145,7 +145,7 @@ def test_reasons_name_the_command_and_the_rule(command: str, named: str) -> None
         ("less +!sh README.md", "approve"),
         ("rg --pre ./decompress TODO", "approve"),
         ("find . -name x -fprint /tmp/out", "deny"),
-        ("sed -n '1w /tmp/copy' README.md", "approve"),
+        ("sed -n '1w /tmp/copy' README.md", "deny"),  # writes outside, as cp would
         ("git -c core.pager=less log", "deny"),
         ("git branch -D main", "approve"),
         ("git tag -a v1 -m v1", "approve"),
@@ -265,7 +265,8 @@ def workspace(tmp_path: Path) -> Path:
     [
         ("cat README.md", "allow"),
         ("cat src/../README.md | wc -l", "allow"),
-        ("grep -rn hello .", "approve"),  # the tree holds a link to a secret outside
+        ("grep -rn hello .", "allow"),  # -r does not follow the tree's link to a secret outside
+        ("grep -Rn hello .", "approve"),  # -R does
         ("ls 2>/dev/null", "allow"),
         ("cat < README.md", "approve"),
         ("cat ../outside/x", "approve"),

@@ -366,7 +366,8 @@ async def test_dangling_symlinks_named_like_protected_files_do_not_stop_the_sand
     (tmp_path / "real.env").write_text("LINKED_CRED=plainvalue-link\n")
     (repo / "config.env").write_text("x\n")
     (repo / ".env").symlink_to(tmp_path / "real.env")
-    [result], _ = await gated_bash(repo, "echo alive; cat $(echo .env)")
+    # An indirection the policy cannot resolve, so the sandbox is what stands in the way.
+    [result], _ = await gated_bash(repo, "echo alive; cat $(ls -a | grep -x .env)")
 
     assert not result.is_error, text(result)
     assert "alive" in text(result) and "plainvalue" not in text(result)

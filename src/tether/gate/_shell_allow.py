@@ -75,14 +75,26 @@ class PathChecks:
         """The files are on this machine (the policy resolves paths here)."""
         return self._policy.local
 
-    def secret_in_tree(self, directory: str, skipped: frozenset[str] | None = None) -> str | None:
+    def secret_in_tree(
+        self,
+        directory: str,
+        skipped: frozenset[str] | None = None,
+        only: tuple[str, ...] = (),
+        *,
+        follows: bool = True,
+    ) -> str | None:
         """What makes a search of ``directory`` unprovable: a secret file or a symlink leading
         outside the workspace somewhere below it, or more entries than are worth walking.
-        ``skipped``: the search skips hidden entries and these (git-ignored) names."""
+        ``skipped``: the search skips hidden entries and these (git-ignored) names. ``only``:
+        the search reads only files these globs match, so a secret file none of them can
+        match is not read (a secret directory always counts). ``follows``: whether the search
+        follows symlinks it meets (a symlink it does not follow leads nowhere)."""
         if not self._policy.local:  # its entries are on another host; none is listed from here
             return "files on the host where the commands run, not checked for secrets from here"
         if not os.path.isdir(directory):
             return None
+        if skipped is not None and _whitelisted_above(directory):
+            skipped = None
         seen = 0
         pending = [directory]
         while pending:
@@ -95,15 +107,72 @@ class PathChecks:
             if seen > _MAX_SEARCHED_ENTRIES:
                 return f"more than {_MAX_SEARCHED_ENTRIES} entries to check for secrets"
             for entry in entries:
+                if skipped is not None and entry.name in _IGNORE_FILES and _whitelists(entry.path):
+                    return self.secret_in_tree(directory, None, only, follows=follows)
                 if skipped is not None and (entry.name[:1] == "." or entry.name in skipped):
                     continue
+                if not follows and entry.is_symlink():
+                    continue
                 if entry.is_symlink() or _SECRET_NAME.match(entry.name.lower()):
+                    if (
+                        only
+                        and entry.is_file(follow_symlinks=False)
+                        and not any(_may_match(glob, entry.name) for glob in only)
+                    ):
+                        continue
                     verdict = self.check(entry.path, "read")
                     if verdict.decision != "allow":
                         return verdict.reasons[0] if verdict.reasons else entry.path
                 elif entry.is_dir(follow_symlinks=False):
                     pending.append(entry.path)
         return None
+
+
+_IGNORE_FILES = frozenset({".ignore", ".rgignore", ".gitignore"})
+
+
+def _whitelists(path: str) -> bool:
+    """An ignore file with a ``!pattern`` line: ripgrep then searches the hidden or ignored
+    files it re-includes (``!.env`` in a ``.ignore`` the model wrote), so a search that skips
+    them proves nothing. Unreadable counts as re-including."""
+    try:
+        with open(path, "rb") as file:
+            data = file.read(1 << 20)
+    except FileNotFoundError:
+        return False
+    except OSError:
+        return True
+    return any(line.lstrip().startswith(b"!") for line in data.splitlines())
+
+
+def _whitelisted_above(directory: str) -> bool:
+    """An ignore file ripgrep reads for ``directory`` from outside it: in a parent directory, a
+    repository's ``.git/info/exclude``, or the user's global git ignore file."""
+    candidates = [os.path.expanduser("~/.config/git/ignore")]
+    xdg = os.environ.get("XDG_CONFIG_HOME")
+    if xdg:
+        candidates.append(os.path.join(xdg, "git", "ignore"))
+    current = os.path.abspath(directory)
+    while True:
+        candidates += [os.path.join(current, name) for name in _IGNORE_FILES]
+        candidates.append(os.path.join(current, ".git", "info", "exclude"))
+        parent = os.path.dirname(current)
+        if parent == current:
+            break
+        current = parent
+    return any(_whitelists(candidate) for candidate in candidates)
+
+
+_SIMPLE_GLOB = re.compile(r"[\w.*?+@%,=~-]+")
+
+
+def _may_match(glob: str, name: str) -> bool:
+    """Whether ripgrep's glob ``glob`` may match the file ``name``: a glob of plain characters,
+    ``*`` and ``?`` without a slash matches the base name (compared ignoring case, as
+    ``--iglob`` would); any other glob (``**``, ``/``, ``[...]``, ``{...}``) may match anything."""
+    if not _SIMPLE_GLOB.fullmatch(glob):
+        return True
+    return fnmatch.fnmatchcase(name.lower(), glob.lower())
 
 
 class _Refused(Exception):
@@ -387,6 +456,12 @@ class _Prover:
         for path in reading.searched:
             resolved = self._paths.resolve(path)
             skipped = self._ignored() if reading.skips_ignored else None
-            found = self._policy.secret_in_tree(resolved, skipped) if resolved else path
+            found = (
+                self._policy.secret_in_tree(
+                    resolved, skipped, reading.only_globs, follows=reading.follows_links
+                )
+                if resolved
+                else path
+            )
             if found is not None:
                 raise _Refused(f"{name} searches {path}, which holds {found}")

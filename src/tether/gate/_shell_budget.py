@@ -50,9 +50,15 @@ class TooComplex(Exception):
 
 class Budget:
     def __init__(self) -> None:
-        self.deadline = time.monotonic() + _SECONDS
+        self.deadline = _clock() + _SECONDS
         self.nodes = _NODES
         self.entries = _ENTRIES
+
+
+def _clock() -> float:
+    """The CPU time this thread has used: the budget counts the policy's own work, so a
+    verdict does not change when a loaded machine leaves the thread waiting for a core."""
+    return time.thread_time()
 
 
 _CURRENT: ContextVar[Budget | None] = ContextVar("tether_shell_budget", default=None)
@@ -78,13 +84,13 @@ def off_the_clock() -> Iterator[None]:
     """Time spent in the ``with`` block does not count against the current budget: for work
     that does not grow with the script and has its own bound (listing a repository's history
     once per state of its refs)."""
-    started = time.monotonic()
+    started = _clock()
     try:
         yield
     finally:
         budget = _CURRENT.get()
         if budget is not None:
-            budget.deadline += time.monotonic() - started
+            budget.deadline += _clock() - started
 
 
 def spend_nodes(count: int = 1) -> None:
@@ -94,7 +100,7 @@ def spend_nodes(count: int = 1) -> None:
     budget.nodes -= count
     if budget.nodes < 0:
         raise TooComplex(f"more than {_NODES} syntax nodes to judge")
-    if budget.nodes % 256 == 0 and time.monotonic() > budget.deadline:
+    if budget.nodes % 256 == 0 and _clock() > budget.deadline:
         raise TooComplex(f"more than {_SECONDS * 1000:.0f} ms of work")
 
 
@@ -105,7 +111,7 @@ def spend_entries(count: int) -> None:
     budget.entries -= count
     if budget.entries < 0:
         raise TooComplex(f"more than {_ENTRIES} filesystem entries to read")
-    if time.monotonic() > budget.deadline:
+    if _clock() > budget.deadline:
         raise TooComplex(f"more than {_SECONDS * 1000:.0f} ms of work")
 
 

@@ -16,6 +16,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal, TypeAlias
 
+from ._shell_git_options import read_git
+
 __all__ = ["READERS", "Reading", "read_arguments"]
 
 
@@ -33,6 +35,12 @@ class Reading:
     """Directories whose every file it may read (``grep -r``, ``rg``, ``diff -r``)."""
     skips_ignored: bool = False
     """The search skips hidden and git-ignored files (``rg`` without ``--hidden``)."""
+    follows_links: bool = True
+    """The search follows symlinks below the directories it searches (``grep -R``, ``ls -LR``;
+    not ``rg`` or ``grep -r``, which follow only the ones named)."""
+    only_globs: tuple[str, ...] = ()
+    """The search reads only files one of these globs matches, hidden and ignored ones too
+    (``rg -g '*.py'``); empty: no such restriction."""
 
 
 Refusal: TypeAlias = str
@@ -55,6 +63,9 @@ class CommandSpec:
     """``-20`` means ``-n 20`` (head, tail)."""
     default: tuple[str, ...] = ()
     """What the command reads when no file is named (``grep -r``, ``rg``: the directory)."""
+    values: tuple[tuple[str, str], ...] = ()
+    """Options whose value has a grammar: ``(option, regex the whole value must match)``
+    (``grep -d`` takes ``read`` or ``skip``; ``recurse`` searches every file below)."""
 
 
 def _spec(
@@ -67,9 +78,11 @@ def _spec(
     *,
     numeric: bool = False,
     default: tuple[str, ...] = (),
+    values: tuple[tuple[str, str], ...] = (),
 ) -> CommandSpec:
     return CommandSpec(flags, valued, frozenset(longs.split()), frozenset(long_valued.split()),
-                       operands, frozenset(file_options.split()), numeric, default)  # fmt: skip
+                       operands, frozenset(file_options.split()), numeric, default,
+                       values)  # fmt: skip
 
 
 _GREP = _spec(
@@ -83,6 +96,11 @@ _GREP = _spec(
     "--regexp --max-count --after-context --before-context --context --include --exclude "
     "--exclude-dir --color --colour --binary-files",
     operands="pattern",
+    values=(
+        ("-d", "read|rea|skip|ski|sk|s"),
+        ("--color", "never|auto|always"),
+        ("--colour", "never|auto|always"),
+    ),
 )
 _LS = _spec(
     "aAlhRtrS1dFicuXvGngopQNxmBkLHsUZ",
@@ -217,7 +235,9 @@ def _with_spec(name: str, spec: CommandSpec) -> Read:
 def _read_with_spec(name: str, spec: CommandSpec, args: list[str]) -> Reading | Refusal:
     operands: list[str] = []
     files: list[str] = []
-    patterns_given = False
+    seen: dict[str, list[str]] = {}
+    """Every option given (``-x`` for a letter), with the values it was given."""
+    grammar = dict(spec.values)
     index = 0
     while index < len(args):
         arg = args[index]
@@ -230,6 +250,7 @@ def _read_with_spec(name: str, spec: CommandSpec, args: list[str]) -> Reading | 
             continue
         if spec.numeric and re.fullmatch(r"-\d+", arg):
             continue
+        given: list[tuple[str, str | None]] = []
         if arg.startswith("--"):
             option, eq, value = arg.partition("=")
             if option in spec.long_valued and (eq or option not in spec.longs):
@@ -237,31 +258,46 @@ def _read_with_spec(name: str, spec: CommandSpec, args: list[str]) -> Reading | 
                     if index >= len(args):
                         return f"{name} {option}: its value is missing"
                     value, index = args[index], index + 1
-                patterns_given = patterns_given or option == "--regexp"
-                if option in spec.file_options:
-                    files.append(value)
+                given.append((option, value))
+            elif option in spec.longs and not eq:
+                given.append((option, None))
+            else:
+                return f"{name} {option}: not an option {name} is allowed unasked"
+        else:
+            for position, letter in enumerate(arg[1:], start=1):
+                if letter in spec.valued:
+                    value = arg[position + 1 :]
+                    if not value:
+                        if index >= len(args):
+                            return f"{name} -{letter}: its value is missing"
+                        value, index = args[index], index + 1
+                    given.append(("-" + letter, value))
+                    break
+                if letter not in spec.flags:
+                    return f"{name} -{letter}: not an option {name} is allowed unasked"
+                given.append(("-" + letter, None))
+        for option, given_value in given:
+            pattern = grammar.get(option)
+            if given_value is None:
+                seen.setdefault(option, [])
                 continue
-            if option in spec.longs and not eq:
-                patterns_given = patterns_given or (name == "rg" and option == "--files")
-                continue
-            return f"{name} {option}: not an option {name} is allowed unasked"
-        for position, letter in enumerate(arg[1:], start=1):
-            if letter in spec.valued:
-                value = arg[position + 1 :]
-                if not value:
-                    if index >= len(args):
-                        return f"{name} -{letter}: its value is missing"
-                    value, index = args[index], index + 1
-                patterns_given = patterns_given or letter == "e"
-                if "-" + letter in spec.file_options:
-                    files.append(value)
-                break
-            if letter not in spec.flags:
-                return f"{name} -{letter}: not an option {name} is allowed unasked"
+            if pattern is not None and not re.fullmatch(pattern, given_value):
+                return f"{name} {option} {given_value}: not a value {name} is allowed unasked"
+            if option in spec.file_options:
+                files.append(given_value)
+            seen.setdefault(option, []).append(given_value)
+    return _operands_read(name, spec, operands, files, seen)
+
+
+def _operands_read(
+    name: str, spec: CommandSpec, operands: list[str], files: list[str], seen: dict[str, list[str]]
+) -> Reading | Refusal:
+    """What the operands name, once the options are read: files, listings, searched trees."""
     if spec.operands == "text":
         return Reading(tuple(files))
     if spec.operands == "none":
         return Reading() if not operands else f"{name} takes no operands here"
+    patterns_given = bool({"-e", "--regexp"} & seen.keys()) or (name == "rg" and "--files" in seen)
     if spec.operands == "pattern" and not patterns_given:
         if not operands:
             return f"{name}: no pattern"
@@ -269,24 +305,48 @@ def _read_with_spec(name: str, spec: CommandSpec, args: list[str]) -> Reading | 
     if spec.operands == "one-file" and len(operands) > 1:
         return f"{name}: a second operand is a file it writes"
     named = [o for o in operands if o != "-"] or list(spec.default)
-    if name in ("grep", "egrep", "fgrep") and not operands and _recursive(args):
+    recursive = bool(_RECURSION.get(name, frozenset()) & seen.keys())
+    if name in ("grep", "egrep", "fgrep") and not operands and recursive:
         named = ["."]
     if spec.operands == "listed":
-        return Reading(tuple(files), tuple(named or ["."]))
-    recursive = name == "rg" or (name in _RECURSIVE and _recursive(args))
-    searched = tuple(named) if recursive else ()
-    return Reading(tuple(files + named), (), searched, skips_ignored=name == "rg")
+        listed = tuple(named or ["."])
+        # Following symlinks while walking lists what lies outside the tree (ls -LR, tree -l).
+        follows = _FOLLOWING[name] & seen.keys() if name in _FOLLOWING else set()
+        if follows and (name != "ls" or recursive):
+            return Reading(tuple(files), listed, listed)
+        return Reading(tuple(files), listed)
+    if name == "du" and {"-L", "--dereference"} & seen.keys():
+        return Reading(tuple(files), tuple(named or ["."]), tuple(named or ["."]))
+    # diff reads the files of directories it compares even without -r (diff -N . src).
+    searched = tuple(named) if name in ("rg", "diff") or recursive else ()
+    if name != "rg":
+        dereferences = bool({"-R", "--dereference-recursive"} & seen.keys())
+        return Reading(
+            tuple(files + named), (), searched, follows_links=name == "diff" or dereferences
+        )
+    globs = _rg_globs(seen)
+    return Reading(tuple(files + named), (), searched, skips_ignored=globs is None,
+                   follows_links=False, only_globs=globs or ())  # fmt: skip
 
 
-_RECURSIVE = frozenset({"grep", "egrep", "fgrep", "diff"})
+_RECURSION = {
+    **dict.fromkeys(("grep", "egrep", "fgrep"), frozenset(
+        {"-r", "-R", "--recursive", "--dereference-recursive"})),
+    "ls": frozenset({"-R", "--recursive"}),
+}  # fmt: skip
+_FOLLOWING = {"ls": frozenset({"-L", "--dereference"}), "tree": frozenset({"-l"})}
 
 
-def _recursive(args: list[str]) -> bool:
-    return any(
-        a in ("--recursive", "--dereference-recursive")
-        or (a.startswith("-") and not a.startswith("--") and ("r" in a or "R" in a))
-        for a in args
-    )
+def _rg_globs(seen: dict[str, list[str]]) -> tuple[str, ...] | None:
+    """ripgrep searches the hidden and ignored files a positive glob or a selected type
+    matches (``-g '*env'``, ``--type-add 'x:*env' -tx``): its overrides beat its hidden-file
+    filter. ``None``: no override, the filter holds; else the positive globs, or ``()`` when
+    what is searched cannot be told from them (a type, whose globs ripgrep keeps)."""
+    globs = seen.get("-g", []) + seen.get("--glob", []) + seen.get("--iglob", [])
+    positive = tuple(glob for glob in globs if not glob.startswith("!"))
+    if {"-t", "--type", "--type-add"} & seen.keys():
+        return ()
+    return positive or None
 
 
 # --- commands with their own grammar -------------------------------------------------------
@@ -373,7 +433,12 @@ _JQ_LONGS = _words(
     "--join-output --ascii-output --monochrome-output --color-output --raw-input --tab --seq "
     "--raw-output0"
 )
-_JQ_UNSAFE_FILTER = re.compile(r"\benv\b|\$ENV|\bimport\b|\binclude\b|modulemeta|\$__prog|input_")
+# ``$ ENV`` and ``$# comment\nENV`` are ``$ENV`` to jq: any ``ENV`` word, or a ``$`` not followed
+# by a name, is refused.
+_JQ_UNSAFE_FILTER = re.compile(
+    r"\benv\b|\bENV\b|\$(?![A-Za-z_])|\bimport\b|\binclude\b|modulemeta|\$__prog|input_|"
+    r"get_search_list|\$__loc__"
+)
 
 
 def _jq(args: list[str]) -> Reading | Refusal:
@@ -456,100 +521,10 @@ READERS: dict[str, Read] = {
 
 # --- git ---------------------------------------------------------------------------------------
 
-_GIT_SUBCOMMANDS = _words(
-    "status diff log show blame rev-parse ls-files describe shortlog branch tag remote stash "
-    "grep show-ref ls-tree rev-list merge-base cat-file"
-)
-_GIT_FLAGS = _words(
-    "--oneline --stat --shortstat --numstat --summary --name-only --name-status --cached "
-    "--staged -p --patch -s --no-patch --graph --decorate --all --abbrev-commit --reverse "
-    "--first-parent --no-merges --merges --color --no-color --word-diff -w --ignore-all-space "
-    "-b --ignore-space-change --follow --short --branch --porcelain --ignored -v -vv --verbose "
-    "-a -r -l --list --show-current --abbrev-ref --show-toplevel --git-dir --is-inside-work-tree "
-    "--tags --always --dirty --long -e --numbered -c -u --untracked-files -sb -uno -z "
-    "--full-name --others --exclude-standard --modified --deleted -t --heads --raw --root "
-    "--left-right --cherry-pick --no-renames --find-renames -M --minimal --patience "
-    "--histogram --full-index --binary --no-prefix --relative --check --exit-code --quiet "
-    "--show-signature --no-abbrev-commit --simplify-by-decoration --boundary --count "
-    "--show-prefix --show-cdup --symbolic-full-name --verify --is-bare-repository "
-    "--line-number -i --ignore-case -E --extended-regexp -F --fixed-strings --files-with-matches "
-    "--name-only -h -H --untracked --pretty --format"
-)
-_GIT_VALUED = _words(
-    "-n --max-count --since --until --after --before --author --committer --grep --format "
-    "--pretty --date -U --unified -L --skip --abbrev --diff-filter --stat-width --contains "
-    "--merged --no-merged --sort --points-at --untracked-files --color --decorate -S -G "
-    "--word-diff --max-depth --ignore-submodules --show-current-patch"
-)
-_GIT_SHORT_VALUED = frozenset({"n", "U", "L", "S", "G"})
-
 
 def _git(args: list[str]) -> Reading | Refusal:
-    while args[:1] == ["--no-pager"]:
-        args = args[1:]
-    if args == ["--version"]:
-        return Reading()
-    if not args or args[0].startswith("-"):
-        return "git: global options (-c, -C, --exec-path, -p, ...) are never allowed unasked"
-    subcommand, rest = args[0], args[1:]
-    if subcommand not in _GIT_SUBCOMMANDS:
-        return f"git {subcommand}: not a read-only subcommand"
-    operands: list[str] = []
-    flags: list[str] = []
-    index = 0
-    while index < len(rest):
-        arg = rest[index]
-        index += 1
-        if arg == "--":
-            operands.extend(rest[index:])
-            break
-        if not arg.startswith("-") or arg == "-":
-            operands.append(arg)
-            continue
-        option, eq, attached = arg.partition("=")
-        if option in _GIT_VALUED and (eq or option not in _GIT_FLAGS):
-            value = attached if eq else rest[index] if index < len(rest) else ""
-            index += not eq
-            flags.append(option)
-            if option == "-L" and ":" in value:  # -L 1,5:FILE shows the file's lines
-                operands.append(":" + value.rpartition(":")[2])
-            continue
-        if arg in _GIT_FLAGS:
-            flags.append(arg)
-            continue
-        short = arg[1:2]
-        if not arg.startswith("--") and short in _GIT_SHORT_VALUED:
-            flags.append("-" + short)
-            if short == "L" and ":" in arg:
-                operands.append(":" + arg.rpartition(":")[2])
-            continue
-        if re.fullmatch(r"-\d+", arg):
-            continue
-        return f"git {subcommand} {option}: not an option git is allowed unasked"
-    if subcommand == "branch" and (
-        {"-d", "-D", "-m", "-M", "-c", "-C", "-f", "-u", "-t"} & set(flags)
-        or (operands and not {"-l", "--list"} & set(flags))
-    ):
-        return "git branch: only listing is read-only"
-    if subcommand == "tag" and (bool(rest and not {"-l", "--list"} & set(flags)) or "-a" in flags):
-        return "git tag: only listing is read-only"
-    if subcommand == "remote" and (operands or set(flags) - {"-v", "--verbose"}):
-        return "git remote: only `git remote -v` is read-only"
-    if subcommand == "stash" and operands[:1] != ["list"]:
-        return "git stash: only `git stash list` is read-only"
-    if subcommand == "diff" and len(operands) >= 2 and any(_path_like(o) for o in operands):
-        return "git diff of two paths compares files outside the repository (--no-index)"
-    if subcommand == "grep" and not {"-e", "-f"} & set(flags):
-        operands = operands[1:]
-    paths = []
-    for operand in operands:
-        revision, colon, path = operand.partition(":")
-        paths.append(path if colon and path else operand if not colon else revision)
-    return Reading(tuple(p for p in paths if p))
-
-
-def _path_like(operand: str) -> bool:
-    return operand.startswith(("/", "~", "./", "../")) or operand == "/dev/null"
+    files = read_git(args)
+    return files if isinstance(files, str) else Reading(files)
 
 
 READERS["git"] = _git

@@ -441,7 +441,16 @@ class _Walk:
             self._children(node, ctx._replace(nested=True, pipeline=-1))
             return "~" if _HOME.fullmatch(self._text(node)) else None
         if kind in ("string", "translated_string"):
-            parts = [self._string_part(child, ctx) for child in node.children]
+            # tree-sitter leaves some text of a string out of its children (a newline between
+            # two lines of content): it is part of the value all the same.
+            parts: list[str | None] = []
+            position = node.start_byte
+            for child in node.children:
+                if child.start_byte > position:
+                    gap = self._source[position : child.start_byte]
+                    parts.append(_unescape_double_quoted(gap.decode("utf-8", "replace")))
+                parts.append(self._string_part(child, ctx))
+                position = child.end_byte
             return None if None in parts else "".join(p for p in parts if p is not None)
         if kind in ("concatenation", "command_name"):
             parts = [self._literal(child, ctx) for child in node.children]

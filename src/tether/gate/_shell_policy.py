@@ -21,6 +21,7 @@ canonically (:mod:`._shell_key`).
 
 from __future__ import annotations
 
+import fnmatch
 import itertools
 import os
 import posixpath
@@ -35,6 +36,7 @@ from ._shell_allow import PathChecks, prove_read_only
 from ._shell_budget import TooComplex, bounded_glob, check_size, spending
 from ._shell_expand import Environment, brace_expand, expand_word
 from ._shell_heredoc import heredoc_disagreements
+from ._shell_indirect import indirect_readings
 from ._shell_key import session_key
 from ._shell_lex import as_bash_reads_it, differs_from_the_parser
 from ._shell_parse import (
@@ -43,6 +45,7 @@ from ._shell_parse import (
     Paths,
     Script,
     ShellParser,
+    Values,
     Word,
     collapse,
     decode_escapes,
@@ -67,7 +70,8 @@ _DOWNLOADERS = frozenset({"curl", "wget", "fetch", "aria2c", "http", "https", "x
 # Commands whose arguments may name a secret without reading it (listing, using a key).
 _NOT_READING = frozenset({"ls", "stat", "test", "[", "[[", "echo", "printf", "chmod", "chown",
                           "chgrp", "ssh", "ssh-add", "ssh-keygen", "rm", "which", "type", "file",
-                          "du", "realpath", "readlink", "basename", "dirname", "find"})  # fmt: skip
+                          "du", "realpath", "readlink", "basename", "dirname", "find",
+                          "apropos", "whatis"})  # fmt: skip
 _DELETERS = frozenset({"rm", "shred", "unlink", "rmdir", "mv"})
 _SEARCHERS = frozenset({"grep", "egrep", "fgrep", "rg"})
 _SECRET_VARIABLE = re.compile(r"\$\{?\w*(KEY|TOKEN|SECRET|PASSW|CREDENTIAL)", re.I)
@@ -205,6 +209,8 @@ class _Run:
             reading = " ".join(field for fields in expanded for field in fields)
             if reading != " ".join(text.split()):
                 self._evidence([reading], depth, f"{collapse(text)[:60]}: as bash expands it")
+        for reading in indirect_readings(text, script.root, script.source):
+            self._evidence([reading], depth, f"{collapse(text)[:60]}: what it runs indirectly")
         if b"<<" in script.source and script.root is not None:
             for hidden in heredoc_disagreements(script.root, script.source):
                 self._approve(f"{collapse(text)[:60]}: bash and the parser disagree on a heredoc")
@@ -360,7 +366,9 @@ class _Run:
         if any(_SECRET_VARIABLE.search(w.raw) for w in words):
             self._approve(f"{call.display}: uses a variable that looks like a secret")
         for variable, _, value in (v.partition("=") for v in call.values if v and "=" in v):
-            if name == "alias" or (name in _DECLARATIONS and _SENSITIVE_ENV.match(variable)):
+            if (name == "alias" and self._aliases_expand()) or (
+                name in _DECLARATIONS and _SENSITIVE_ENV.match(variable)
+            ):
                 self._evidence([value], depth, f"{call.display}: defines a command")
         if name in _SHELLS:
             return [self._shell(call, words, cmd, depth)]
@@ -384,13 +392,21 @@ class _Run:
             return [_Effect(call, "program-stdin")]
         return [self._classify(call, cmd)]
 
+    def _aliases_expand(self) -> bool:
+        """Whether an alias defined here can ever run: bash -c expands none unless the script
+        turns ``expand_aliases`` on (or starts an interactive shell)."""
+        source = self.top.source if self.top is not None else b""
+        interactive = re.search(rb"\b(?:ba|z|k|da|mk)?sh\s+(?:-\w+\s+)*-\w*i", source)
+        return b"expand_aliases" in source or interactive is not None
+
     def _program(self, name: str, words: tuple[Word, ...], depth: int) -> tuple[Word, ...] | None:
         """A program that runs others (:mod:`._shell_wrappers`): judge the scripts it runs; the
         command it executes (``()``: one that is not a literal word, already judged)."""
         unwrapped = unwrap(name, tuple(w.value for w in words))
         assert unwrapped is not None
         shown = display(name, words)
-        self._approve(f"{shown}: {unwrapped.why}")
+        if unwrapped.why:
+            self._approve(f"{shown}: {unwrapped.why}")
         for code in unwrapped.scripts:
             self._nested(code, depth, shown)
         if unwrapped.argv is None:
@@ -545,8 +561,17 @@ class _Run:
                 ends = [i for i in range(index, len(values)) if values[i] in (";", "+")]
                 end = ends[0] if ends else len(values)
                 self._approve(f"{call.display}: find -exec runs a command for each file")
+                narrowed = _narrowed(values[start + len(roots) : index])
                 for root in roots if end > index else ():
                     fill = root or "{}"
+                    if (
+                        narrowed is not None
+                        and root
+                        and not fnmatch.fnmatchcase(
+                            posixpath.basename(root.rstrip("/")) or "/", narrowed
+                        )
+                    ):  # {} is a found file below the root, never the root itself
+                        fill = posixpath.join(root, "found")
                     filled = [Word(w.raw, w.value and w.value.replace("{}", fill)) for w in words]
                     self._call("command", tuple(filled[index:end]), cmd, depth)
             runs = (
@@ -554,7 +579,8 @@ class _Run:
             )
             if value == "-delete" or runs in _DELETERS:
                 self._approve(f"{call.display}: find -delete deletes files")
-                for root in roots:
+                narrowed = _narrowed(values[start + len(roots) : index])
+                for root in roots if narrowed is None else ():
                     resolved = self.paths.resolve(root) if root is not None else None
                     if resolved and rules.destroys_system_or_home(resolved, self.paths.home):
                         self._deny(f"{call.display}: deletes everything under {root}")
@@ -584,7 +610,8 @@ class _Run:
             self._path(call.display, target, "write")
         reads = rules.read_only_paths(call.name, call.values)
         if call.name not in _NOT_READING:
-            self._secrets(call, {t for t in targets if t is not None} | _not_files(call))
+            self._secrets(call, {t for t in targets if t is not None} | _not_files(call)
+                          | _quoted_patterns(call, cmd))  # fmt: skip
         family = rules.family(call.name)
         if family in _INTERPRETERS or family == "awk":
             self._code(checked, cmd)
@@ -614,6 +641,10 @@ class _Run:
         if name in ("echo", "printf") and None not in values:
             return _Effect(call, "text", _printed(name, values))
         fed = _fed(cmd)
+        if name in ("at", "batch") and not {"-l", "-r", "-d", "-c", "-f"} & set(values):
+            for word in fed:  # at now <<EOF ... EOF: the job is the heredoc
+                self._script_word(call, word, 0)
+            return _Effect(call, "program-stdin")
         if name == "cat" and not values and fed and all(w.value is not None for w in fed):
             return _Effect(call, "text", "\n".join(w.value or "" for w in fed))
         decodes = rules.decodes(name, values)
@@ -751,6 +782,33 @@ class _Run:
 
 
 _PATTERN_FIRST = frozenset({"grep", "egrep", "fgrep", "rg", "jq", "sed", "awk"})
+
+
+_FIND_NAME_TESTS = frozenset({"-name", "-iname"})
+
+
+def _narrowed(tests: Values) -> str | None:
+    """The ``-name`` pattern that every file ``find`` acts on must match, when the tests before
+    the action are a conjunction holding one (``find ~ -name '*.pyc' -delete`` does not delete
+    the home directory); ``None`` when they may match everything (``-o``, ``-name '*'``)."""
+    if any(t in ("-o", "-or", ",", "!", "-not") or t is None for t in tests):
+        return None
+    for test, value in itertools.pairwise(tests):
+        if test in _FIND_NAME_TESTS and value is not None and value.strip("*") not in ("", "."):
+            pattern: str = value.lower() if test == "-iname" else value
+            return pattern
+    return None
+
+
+def _quoted_patterns(call: Call, cmd: Command) -> set[str]:
+    """Values of quoted words with glob characters: a pattern the program is handed (``kubectl
+    proxy --accept-hosts '.*'``), not files bash finds; a copier may glob them remotely."""
+    if call.name in _COPIERS:
+        return set()
+    return {
+        w.value for w in cmd.args
+        if w.value and w.raw[:1] in "'\"" and w.raw[-1:] == w.raw[:1] and _EXPANDS.search(w.value)
+    }  # fmt: skip
 
 
 def _not_files(call: Call) -> set[str]:

@@ -12,12 +12,12 @@ from __future__ import annotations
 import itertools
 import posixpath
 import re
-import shlex
 from collections.abc import Callable
 from fnmatch import fnmatchcase
 from functools import lru_cache
 from typing import NamedTuple, TypeAlias
 
+from ._shell_code import code_commands, forks_without_bound, interpreter_rule
 from ._shell_parse import Call, Values, git_subcommand, has_glob, parse_options
 
 __all__ = [
@@ -248,6 +248,8 @@ def _kill(call: Call) -> str | None:
     values = values[1:] if values[:1] == ["--"] else values
     if any(_MINUS_ONE.match(v) for v in values):
         return call.deny("kill -1 signals every process")
+    if any(re.fullmatch(r"0*1", v) for v in values):
+        return call.deny("kill 1 signals init, which stops the machine (or the container)")
     return None
 
 
@@ -274,14 +276,25 @@ def _loginctl(call: Call) -> str | None:
 
 _DISK_TOOLS = _words("sgdisk gdisk fdisk sfdisk cfdisk parted blkdiscard hdparm cryptsetup shred "
                      "partx sfdisk badblocks")  # fmt: skip
-_DISK_LISTING = _words("-l --list -p --print print -I -i --info --dump -d status luksDump")
+_DISK_LISTING = _words("-l --list -p --print print -I -i --info --dump -d status luksDump -v "
+                       "--verify")  # fmt: skip
+
+
+_CRYPTSETUP_DESTROYS = _words("luksFormat erase luksErase reencrypt luksKillSlot luksRemoveKey")
 
 
 def _disk_tool(call: Call) -> str | None:
-    """Partitioning, discarding, erasing or formatting a disk device."""
+    """Partitioning, discarding, erasing or formatting a disk device (``badblocks`` only with
+    ``-w``, its destructive test; ``cryptsetup`` only for the verbs that destroy data)."""
     values = [v for v in call.values if v is not None]
     devices = [v for v in values if is_disk_device(v)]
     if not devices or (call.name != "blkdiscard" and not _DISK_LISTING.isdisjoint(values)):
+        return None
+    if call.name == "badblocks" and not any(
+        re.fullmatch(r"-[a-zA-Z]*w[a-zA-Z]*", v) for v in values
+    ):
+        return None
+    if call.name == "cryptsetup" and _CRYPTSETUP_DESTROYS.isdisjoint(values):
         return None
     return call.deny(f"{call.name} changes the disk device {devices[0]}")
 
@@ -289,7 +302,12 @@ def _disk_tool(call: Call) -> str | None:
 def _systemctl(call: Call) -> str | None:
     operands = parse_options(call.values, frozenset({"-H", "-M", "-t", "-p"})).positionals
     verb = operands[0] if operands else None
-    if verb in ("poweroff", "reboot", "halt", "kexec", "soft-reboot", "rescue", "emergency"):
+    cancels = "--when=cancel" in call.values or ("--when", "cancel") in itertools.pairwise(
+        call.values
+    )
+    if verb in ("poweroff", "reboot", "halt", "kexec", "soft-reboot", "rescue", "emergency") and (
+        not cancels
+    ):
         return call.deny(f"systemctl {verb} stops the machine")
     units = [u for u in operands[1:] if u is not None]
     if verb in ("isolate", "start", "restart", "reload-or-restart") and any(
@@ -357,13 +375,13 @@ def _container(call: Call) -> str | None:
 
 _AGENTS = _words(
     "claude claude-code codex gemini gemini-cli aider amp cursor-agent goose opencode qwen "
-    "copilot crush q"
+    "copilot crush q tether"
 )
 _AGENT_UNGUARDED = _words(
     "--yolo --yes-always --allow-all-tools --trust-all-tools --force gemini:-y aider:--yes "
     "--permission-mode=bypasspermissions --approval-mode=yolo --sandbox=danger-full-access "
     '-s=danger-full-access sandbox_mode=danger-full-access sandbox_mode="danger-full-access" '
-    "qwen:-y crush:-y crush:--yolo cursor-agent:-f"
+    "qwen:-y crush:-y crush:--yolo cursor-agent:-f tether:--gate=yolo"
 )
 
 
@@ -409,59 +427,6 @@ def _git(call: Call) -> str | None:
     return None
 
 
-_NET = re.compile(r"socket|fsockopen|/inet/(tcp|udp)|/dev/(tcp|udp)|net\.connect", re.I)
-_SPAWN = re.compile(
-    r"subprocess|pty|dup2|\bexec|spawn|popen|\bsystem\b|/bin/(ba|z|da|k)?sh\b|child_|getline", re.I
-)
-_CODE_SECRET = re.compile(
-    r"\.ssh/id_|/etc/g?shadow|\.aws/credentials|/proc/[^/\s'\"]+/environ|\.netrc|"
-    r"\.docker/config\.json|\.kube/config|\.git-credentials|"
-    r"(^|[/'\"\s])\.env(\.(?!example|sample|template)\w+)?(['\"\s]|$)"
-)
-
-
-def _interpreter(call: Call) -> str | None:
-    code = " ".join(v for v in call.values if v is not None)
-    if _NET.search(code) and _SPAWN.search(code):
-        return call.deny("interpreter code opens a socket and runs a shell (reverse shell)")
-    if _CODE_SECRET.search(code):
-        return call.deny("interpreter code names a secret file")
-    return None
-
-
-_CODE_CALL = re.compile(
-    r"(?:system|exec[lv]?p?e?|popen|spawn\w*|execSync|execFileSync|spawnSync|check_output|"
-    r"check_call|call|run|Popen|getoutput|getstatusoutput|passthru|shell_exec|proc_open|"
-    r"subprocess)\s*\(\s*(?:\[([^\]]*)\]|\"((?:[^\"\\]|\\.)*)\"|'((?:[^'\\]|\\.)*)')"
-)
-_CODE_BARE = re.compile(
-    r"(?:\bsystem|\bexec)\s+(?:q[qx]?\s*\{([^}]*)\}|\"([^\"]*)\"|'([^']*)')|`([^`]+)`|"
-    r"qx\s*\{([^}]*)\}|%x\{([^}]*)\}"
-)
-_UNBOUNDED_FORK = re.compile(
-    r"while\s*\(?\s*(?:True|1|true)\s*\)?\s*[:{]?[^\n]*\bfork\b|\bfork\b[^\n]*\bwhile\s*\(?\s*1|"
-    r"for\s*\(\s*;\s*;\s*\)[^\n]*\bfork\b|\bfork\s+while\b|loop\s*\{[^}]*\bfork\b"
-)
-
-
-def code_commands(code: str) -> list[str]:
-    """Shell commands an interpreter one-liner visibly hands to ``system``/``exec``/backticks."""
-    found: list[str] = []
-    for match in itertools.chain(_CODE_CALL.finditer(code), _CODE_BARE.finditer(code)):
-        listed, *strings = match.groups()
-        if listed is not None and _CODE_CALL is match.re:
-            items = re.findall(r"[\"']((?:[^\"'\\]|\\.)*)[\"']", listed)
-            found.append(" ".join(shlex.quote(item) for item in items))
-        else:
-            text = next((g for g in (listed, *strings) if g is not None), "")
-            found.append(text.replace('\\"', '"'))
-    return [command for command in found if command.strip()]
-
-
-def forks_without_bound(code: str) -> bool:
-    return bool(_UNBOUNDED_FORK.search(code))
-
-
 def _crontab(call: Call) -> str | None:
     if "-l" in call.values and {"-e", "-r", "-i"}.isdisjoint(call.values):
         return None
@@ -475,9 +440,9 @@ _RULES: dict[str, _Rule] = {
     "crontab": _crontab, "killall5": _pkill, "pgrep": _pkill, "loginctl": _loginctl,
     **dict.fromkeys(_DISK_TOOLS, _disk_tool), "nc": _netcat, "ncat": _netcat, "socat": _socat,
     "docker": _container, "podman": _container, "nerdctl": _container, "git": _git,
-    "python": _interpreter, "perl": _interpreter,
-    "ruby": _interpreter, "php": _interpreter, "node": _interpreter, "lua": _interpreter,
-    "awk": _interpreter,
+    "python": interpreter_rule, "perl": interpreter_rule, "ruby": interpreter_rule,
+    "php": interpreter_rule, "node": interpreter_rule, "lua": interpreter_rule,
+    "awk": interpreter_rule,
 }  # fmt: skip
 _FAMILIES = (
     (re.compile(r"^(python|pypy)[0-9.]*$"), "python"), (re.compile(r"^[gmn]?awk$"), "awk"),
@@ -494,14 +459,33 @@ def family(name: str) -> str:
     return next((canonical for pattern, canonical in _FAMILIES if pattern.match(name)), name)
 
 
+def _formats_device(call: Call) -> bool:
+    """mkfs of anything but regular files named in plain words (``mkfs.erofs image.erofs
+    root/`` builds an image file): a device, a path under ``/dev``, or one not known."""
+    if call.name == "wipefs" and (
+        {"-n", "--no-act"} & set(call.values)
+        or not any(v and re.match(r"^(-[a-zA-Z]*[ao]|--all|--offset)", v) for v in call.values)
+    ):  # without -a/-o it only lists signatures; -n changes nothing
+        return False
+    operands = [v for v in call.values if v is None or not v.startswith("-")]
+    for operand in operands or [None]:
+        resolved = call.paths.resolve(operand) if operand is not None else None
+        if resolved is None or resolved.startswith("/dev/") or is_disk_device(resolved):
+            return True
+    return False
+
+
 def check_call(call: Call) -> list[str]:
     """Deny reasons for one command: its own rule, agents with guards off, network devices."""
     name = family(call.name)
     rule = _RULES.get(name)
     found = [rule(call) if rule is not None else None, _agent_unguarded(call)]
-    if name == "shutdown" or (name == "init" and call.values[:1] in (("0",), ("6",))):
+    cancels = call.name == "shutdown" and call.values in (("-c",), ("--show",))
+    if (name == "shutdown" and not cancels) or (
+        name == "init" and call.values[:1] in (("0",), ("6",))
+    ):
         found.append(call.deny("stops or restarts the machine"))
-    if name == "mkfs":
+    if name == "mkfs" and _formats_device(call):
         found.append(call.deny("formats a disk"))
     if call.name not in ("echo", "printf") and any(
         v is not None and is_network_device(v) for v in call.values

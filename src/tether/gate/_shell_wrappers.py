@@ -10,9 +10,12 @@ scripts it hands to a shell (``script -c``, ``watch``, ``ssh HOST CMD``, ``tmux 
 from __future__ import annotations
 
 import re
+import shlex
+from collections.abc import Callable
 from typing import NamedTuple
 
 from ._shell_parse import Values
+from ._shell_sed import sed_effects
 
 __all__ = ["WRAPPERS", "Unwrapped", "unwrap"]
 
@@ -119,12 +122,33 @@ def _tmux(values: Values) -> Unwrapped:
     return Unwrapped(None, (), f"tmux {subcommand}")
 
 
+_SSH_COMMAND_OPTIONS = re.compile(
+    r"^\s*(ProxyCommand|LocalCommand|KnownHostsCommand|Match\s+exec|RemoteCommand)\s*[=\s]\s*(.*)$",
+    re.I | re.S,
+)
+
+
+def _ssh_options(values: Values) -> tuple[str, ...]:
+    """Commands in ``-o ProxyCommand=...`` (and its kin): ssh runs them locally in a shell."""
+    scripts: list[str] = []
+    for index, value in enumerate(values):
+        option = value or ""
+        argument = option[2:] if option.startswith("-o") and len(option) > 2 else None
+        if option == "-o" and index + 1 < len(values):
+            argument = values[index + 1]
+        match = _SSH_COMMAND_OPTIONS.match(argument or "")
+        if match and match.group(1).lower() != "remotecommand":
+            scripts.append(match.group(2).strip("\"'"))
+    return tuple(scripts)
+
+
 def _ssh(values: Values) -> Unwrapped:
     index = _skip(
         values, 0, _words("-b -c -D -E -e -F -I -i -J -L -l -m -O -o -p -Q -R -S -W -w -B"),
         "bcDEeFIiJLlmOopQRSWwB",
     )  # fmt: skip
-    return Unwrapped(None, _joined(values, index + 1), "runs a command on another machine")
+    scripts = _ssh_options(values) + _joined(values, index + 1)
+    return Unwrapped(None, scripts, "runs a command on another machine")
 
 
 _SHELL_ESCAPE = re.compile(r"^\s*:?\s*(?:!|shell\s+|sh\s+|call\s+system\()(.*)$", re.S)
@@ -196,9 +220,157 @@ def _zip(values: Values) -> Unwrapped:
 
 
 def _trap(values: Values) -> Unwrapped:
+    values = values[1:] if values[:1] == ("--",) else values
     if len(values) >= 2 and values[0] is not None and values[0] not in ("-", "--", "-p", "-l"):
         return Unwrapped(None, (values[0],), "runs a command when the shell gets a signal")
     return Unwrapped(None, (), "changes signal handling")
+
+
+def _rsync(values: Values) -> Unwrapped:
+    """``rsync -e CMD`` runs CMD (split into words) as its remote shell, here."""
+    scripts: list[str] = []
+    for index, value in enumerate(values):
+        option, eq, attached = (value or "").partition("=")
+        if option == "--rsh" and eq:
+            scripts.append(attached)
+        elif option in ("-e", "--rsh") and index + 1 < len(values):
+            scripts += [values[index + 1] or ""]
+        elif re.fullmatch(r"-[a-zA-Z]*e.+", value or "") and not option.startswith("--"):
+            scripts.append((value or "")[(value or "").index("e") + 1 :])
+    return Unwrapped(None, tuple(scripts), "runs a program as its remote shell" if scripts else "")
+
+
+def _man(values: Values) -> Unwrapped:
+    """``man -P CMD`` / ``--pager=CMD`` / ``-H CMD``: man runs CMD through a shell."""
+    scripts: list[str] = []
+    for index, value in enumerate(values):
+        option, eq, attached = (value or "").partition("=")
+        if option in ("--pager", "--html") and eq:
+            scripts.append(attached)
+        elif option in ("-P", "--pager", "-H", "--html") and index + 1 < len(values):
+            scripts += [values[index + 1] or ""]
+        elif option[:2] in ("-P", "-H") and len(option) > 2 and not option.startswith("--"):
+            scripts.append(option[2:])
+    return Unwrapped(None, tuple(scripts), "runs a pager command" if scripts else "")
+
+
+def _mapfile(values: Values) -> Unwrapped:
+    """``mapfile -C CALLBACK``: bash evaluates CALLBACK for every few lines read."""
+    scripts: list[str] = []
+    for index, value in enumerate(values):
+        if value == "-C" and index + 1 < len(values):
+            scripts += [values[index + 1] or ""]
+        elif (value or "").startswith("-C") and len(value or "") > 2:
+            scripts.append((value or "")[2:])
+    return Unwrapped(None, tuple(scripts), "runs a callback while reading" if scripts else "")
+
+
+def _sg(values: Values) -> Unwrapped:
+    """``sg [-] GROUP [-c] COMMAND``: the command is a shell script."""
+    rest = list(values[1:] if values[:1] == ("-",) else values)[1:]
+    rest = rest[1:] if rest[:1] == ["-c"] else rest
+    return Unwrapped(None, _joined(tuple(rest), 0), "runs a shell command as another group")
+
+
+def _runuser(values: Values) -> Unwrapped:
+    """``runuser -u USER [--] COMMAND`` executes COMMAND; without ``-u`` it is ``su``-like."""
+    if not any(v in ("-u", "--user") or (v or "").startswith("--user=") for v in values):
+        return Unwrapped(None, (), "runs a shell as another user")
+    valued = "-u --user -g --group -G --supp-group -s --shell -w --whitelist-environment"
+    return _argv(values, valued, "ugGsw")
+
+
+_BWRAP_ARITY = {
+    **dict.fromkeys(("--bind", "--ro-bind", "--dev-bind", "--bind-try", "--ro-bind-try",
+                     "--dev-bind-try", "--symlink", "--setenv", "--file", "--bind-data",
+                     "--ro-bind-data", "--chmod", "--bind-fd", "--ro-bind-fd"), 2),
+    "--overlay": 3,
+    **dict.fromkeys(("--tmpfs", "--proc", "--dev", "--mqueue", "--dir", "--chdir", "--unsetenv",
+                     "--uid", "--gid", "--hostname", "--lock-file", "--sync-fd", "--info-fd",
+                     "--seccomp", "--add-seccomp-fd", "--remount-ro", "--exec-label",
+                     "--file-label", "--perms", "--size", "--args", "--cap-add", "--cap-drop",
+                     "--userns", "--userns2", "--pidns", "--block-fd", "--userns-block-fd",
+                     "--json-status-fd", "--overlay-src", "--tmp-overlay", "--ro-overlay",
+                     "--argv0"), 1),
+}  # fmt: skip
+
+
+def _bwrap(values: Values) -> Unwrapped:
+    index = 0
+    while index < len(values) and (values[index] or "").startswith("--"):
+        if values[index] == "--":
+            index += 1
+            break
+        index += 1 + _BWRAP_ARITY.get(values[index] or "", 0)
+    return Unwrapped(index if index < len(values) else None, (), "runs a command in a sandbox")
+
+
+def _sed(values: Values) -> Unwrapped:
+    """GNU sed's ``e CMD`` runs CMD; ``w FILE`` (and ``s///w FILE``) writes FILE, ``r FILE``
+    reads it (:mod:`._shell_sed`): read as the shell code they amount to (``CMD``,
+    ``true > FILE``, ``cat FILE``). ``e`` alone and ``s///e`` run the input: a person's call."""
+    texts: list[str] = []
+    operands: list[str | None] = []
+    index = 0
+    while index < len(values):
+        value = values[index] or ""
+        index += 1
+        if value in ("-e", "--expression") and index < len(values):
+            texts.append(values[index] or "")
+            index += 1
+        elif value.startswith("--expression="):
+            texts.append(value.partition("=")[2])
+        elif value.startswith("-e") and not value.startswith("--"):
+            texts.append(value[2:])
+        elif value in ("-f", "--file", "-l", "--line-length"):
+            index += 1
+        elif value == "--":
+            operands += values[index:]
+            break
+        elif not value.startswith("-") or value == "-":
+            operands.append(values[index - 1])
+    if not texts and operands:
+        texts.append(operands[0] or "")
+    scripts: list[str] = []
+    runs_input = False
+    for text in texts:
+        effects = sed_effects(text)
+        scripts += effects.commands
+        scripts += [f"true > {shlex.quote(f)}" for f in effects.writes if f not in _STD_STREAMS]
+        scripts += [f"cat {shlex.quote(f)}" for f in effects.reads if f not in _STD_STREAMS]
+        runs_input = runs_input or effects.runs_input
+    why = "runs its input as commands" if runs_input else ""
+    if scripts:
+        why = "runs commands or reads and writes files from its script"
+    return Unwrapped(None, tuple(scripts), why)
+
+
+_STD_STREAMS = frozenset({"/dev/stdout", "/dev/stderr", "/dev/stdin", "-"})
+
+
+def _git(values: Values) -> Unwrapped:
+    """Subcommands that run shell commands: ``rebase -x``, ``submodule foreach``, ``bisect
+    run`` (an argument vector), ``difftool -x``, ``filter-branch --*-filter``."""
+    index = _skip(values, 0, _words("-c -C --git-dir --work-tree --namespace --exec-path"), "cC")
+    subcommand, rest = (values[index] if index < len(values) else None), values[index + 1 :]
+    scripts: list[str] = []
+    if subcommand == "bisect" and rest[:1] == ("run",) and len(rest) > 1:
+        return Unwrapped(index + 2, (), "runs a command at every bisection step")
+    if subcommand == "submodule":
+        position = rest.index("foreach") if "foreach" in rest else -1
+        after = [v for v in rest[position + 1 :] if v not in ("--recursive", "-q", "--quiet")]
+        if position >= 0:
+            scripts += _joined(tuple(after), 0)
+    for position, value in enumerate(rest):
+        option, eq, attached = (value or "").partition("=")
+        takes = option in ("-x", "--exec", "--extcmd") or option.endswith("-filter")
+        if subcommand in ("rebase", "difftool", "filter-branch") and takes:
+            following = rest[position + 1] if position + 1 < len(rest) else None
+            argument = attached if eq else following
+            scripts += [argument] if argument is not None else []
+        elif subcommand == "rebase" and option.startswith("-x") and len(option) > 2:
+            scripts.append(option[2:])
+    return Unwrapped(None, tuple(scripts), "runs shell commands" if scripts else "")
 
 
 def _applet(values: Values) -> Unwrapped:
@@ -206,7 +378,7 @@ def _applet(values: Values) -> Unwrapped:
                      "runs an applet")  # fmt: skip
 
 
-WRAPPERS = {
+WRAPPERS: dict[str, Callable[[Values], Unwrapped]] = {
     "watch": _watch,
     "strace": lambda v: _argv(v, "-o -e -p -s -u -E -a -b -I -O -P -S -X", "oepsuEabIOPSX"),
     "ltrace": lambda v: _argv(v, "-o -e -p -s -u -a -n -A -D -F -x -L", "oepsuanADFxL"),
@@ -240,6 +412,43 @@ WRAPPERS = {
     "tar": _tar,
     "zip": _zip,
     "trap": _trap,
+    "rsync": _rsync,
+    "sed": _sed,
+    "git": _git,
+    "man": _man,
+    "mapfile": _mapfile,
+    "readarray": _mapfile,
+    "sg": _sg,
+    "runuser": _runuser,
+    "bwrap": _bwrap,
+    "fakeroot": lambda v: _argv(v, "-l --lib --faked -i -s -b", "lisb"),
+    "firejail": lambda v: _argv(v, ""),
+    "pkexec": lambda v: _argv(v, "--user -u", "u"),
+    "run0": lambda v: _argv(
+        v,
+        "-u --user -g --group --nice -D --chdir --setenv --unit --property --description "
+        "--slice --machine",
+        "ugD",
+    ),
+    "unbuffer": lambda v: _argv(v, ""),
+    "chronic": lambda v: _argv(v, ""),
+    "eatmydata": lambda v: _argv(v, ""),
+    "torsocks": lambda v: _argv(v, "-u -p -a -P", "upaP"),
+    "proxychains": lambda v: _argv(v, "-f", "f"),
+    "proxychains4": lambda v: _argv(v, "-f", "f"),
+    "nocache": lambda v: _argv(v, ""),
+    "setpriv": lambda v: _argv(
+        v,
+        "--reuid --regid --groups --inh-caps --ambient-caps "
+        "--bounding-set --securebits --selinux-label --apparmor-profile",
+    ),
+    "faketime": lambda v: _argv(v, "-m -f", "", extra=1),
+    "catchsegv": lambda v: _argv(v, ""),
+    "cgexec": lambda v: _argv(v, "-g", "g"),
+    "prlimit": lambda v: _argv(v, "-p --pid"),
+    "numactl": lambda v: _argv(
+        v, "-C -N -m -p -i --physcpubind --cpunodebind --membind --preferred --interleave", "CNmpi"
+    ),
 }
 
 
