@@ -4,30 +4,36 @@ The hand runs on the host where the tools act. Whoever drives it (over an SSH ex
 sees only the tools it offers, and every call passes the *hand's* gate and policy, whatever the
 caller's own gate allowed: the hand's deny is final.
 
-Protocol — one JSON object per line. The hand first sends
-``{"type": "hello", "protocol": 1, "tools": [{"name", "description", "parameters"}]}``. It reads:
+Protocol — one JSON object per line. The hand first sends ``{"type": "hello", "protocol": 1,
+"mode", "workspace", "host", "tools": [{"name", "description", "parameters", "governance"}]}``:
+its gate mode, where it works, and per tool the model-facing schema and, for a built-in tool,
+``governance = {"builtin": NAME, "sandboxed": bool, "review_schema"}`` (else ``null``; the
+review schema declares each parameter's reviewer exposure), so that the caller can
+govern it with its own policy as it would the same tool locally. It reads:
 
 - ``{"type": "call", "run_id": ID, "tool": NAME, "arguments": {...}, "approval": DIGEST?}``: run
   one call. A run id is used once: a repeated one is rejected, never run again. ``approval`` is
   the digest of an approval this hand asked for (see below);
 - ``{"type": "cancel", "run_id": ID}``: abort that call (bash kills its tree).
 
-It sends ``{"type": "progress", "run_id", "text"}`` while a call runs and
-``{"type": "result", "run_id", "is_error", "text"}`` once it ended (also for a rejected call).
-A call the hand's gate wants a person to approve is denied, and the hand sends
-``{"type": "approval_required", "run_id", "tool", "digest", "expires_at"}`` first: the digest
-binds the exact arguments. Sending the same call again under a new run id with that ``approval``
-before ``expires_at`` (Unix seconds) runs it once; an approval is spent by its first use, and one
-for other arguments (another digest) or an unknown, spent or expired one is refused with
-``{"type": "approval_rejected", "run_id", "reason"}``. When the input ends (the connection
-dropped), running calls are aborted; the hand never re-runs anything by itself.
-"""
+It sends ``{"type": "progress", "run_id", "text"}`` while a call runs and ``{"type": "result",
+"run_id", "is_error", "text", "content", "details"}`` once it ended (also for a rejected call):
+``content`` holds every block (images too) as :func:`tether.ai.to_json` writes them, ``details``
+the tool's details when they are JSON. A call the hand's gate wants a person to approve is denied,
+and the hand sends ``{"type": "approval_required", "run_id", "tool", "args", "reason", "digest",
+"expires_at"}`` first (``args`` as its gate shows them): the digest binds the exact arguments.
+Sending the same call again under a new run id with that ``approval`` before ``expires_at`` (Unix
+seconds) runs it once; an approval is spent by its first use, and one for other arguments (another
+digest) or an unknown, spent or expired one is refused with ``{"type": "approval_rejected",
+"run_id", "reason"}``. When the input ends (the connection dropped), running calls are aborted;
+the hand never re-runs anything by itself."""
 
 from __future__ import annotations
 
 import asyncio
 import contextvars
 import json
+import socket
 import sys
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
@@ -35,9 +41,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tether.agent import AbortController, AgentEvent, AgentTool, ToolExecutionUpdate, run_tool_call
-from tether.ai import TextContent, ToolCall, decode_json_line, parameters_schema
-from tether.gate import ApprovalRequest, Decision, Gate, Mode
-from tether.tools import create_coding_tools, wrap_tool_definition
+from tether.ai import TextContent, ToolCall, decode_json_line, parameters_schema, to_json
+from tether.gate import ApprovalRequest, Decision, Gate, Governance, Mode
+from tether.tools import BUILTIN_TOOL_NAMES, create_coding_tools, wrap_tool_definition
 
 __all__ = ["HAND_PROTOCOL", "serve_hand", "serve_hand_on_stdio"]
 
@@ -85,6 +91,7 @@ class _HandApprover:
                 "type": "approval_required",
                 "run_id": run_id,
                 "tool": request.tool_name,
+                "args": dict(request.args),
                 "reason": request.reason,
                 "digest": request.digest,
                 "expires_at": expires_at,
@@ -114,9 +121,21 @@ def catalog(tools: Sequence[AgentTool]) -> list[dict[str, Any]]:
             "name": t.name,
             "description": t.description,
             "parameters": parameters_schema(t.parameters),
+            "governance": _announced_governance(t),
         }
         for t in tools
     ]
+
+
+def _announced_governance(tool: AgentTool) -> dict[str, Any] | None:
+    governance = tool.metadata.get("governance")
+    if tool.name not in BUILTIN_TOOL_NAMES or not isinstance(governance, Governance):
+        return None
+    return {
+        "builtin": tool.name,
+        "sandboxed": governance.sandboxed,
+        "review_schema": tool.metadata.get("review_schema"),
+    }
 
 
 async def serve_hand(
@@ -134,7 +153,16 @@ async def serve_hand(
     used: set[str] = set()
     running: dict[str, AbortController] = {}
     tasks: set[asyncio.Task[None]] = set()
-    send({"type": "hello", "protocol": HAND_PROTOCOL, "tools": catalog(tools)})
+    send(
+        {
+            "type": "hello",
+            "protocol": HAND_PROTOCOL,
+            "mode": mode,
+            "workspace": workspace,
+            "host": socket.gethostname(),
+            "tools": catalog(tools),
+        }
+    )
 
     async def run(run_id: str, tool_call: ToolCall, controller: AbortController) -> None:
         _RUN_ID.set(run_id)
@@ -158,6 +186,8 @@ async def serve_hand(
                     "run_id": run_id,
                     "is_error": result.is_error,
                     "text": _text(result),
+                    "content": json.loads(to_json(list(result.content))),
+                    "details": _json_details(result.details),
                 }
             )
         finally:
@@ -240,6 +270,14 @@ def _parse(line: str) -> dict[str, Any] | None:
     except ValueError:
         return None
     return value if isinstance(value, dict) else None
+
+
+def _json_details(details: Any) -> Any:
+    """``details`` as JSON, or ``None`` when they are not JSON-able."""
+    try:
+        return json.loads(to_json(details))
+    except (ValueError, TypeError):
+        return None
 
 
 def _text(result: Any) -> str:
