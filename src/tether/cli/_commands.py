@@ -28,6 +28,7 @@ def settings_from(args: Any) -> RunSettings:
         system_prompt=args.system_prompt,
         append_system_prompt=args.append_system_prompt,
         remote=args.remote or None,
+        hand=args.hand or None,
     )
 
 
@@ -62,6 +63,10 @@ def run_command(args: Any) -> int:
         return _mcp(args)
     if args.command == "hand":
         return _hand(args)
+    if args.command == "hands":
+        from ._hands_command import run_hands
+
+        return run_hands(args)
     raise CommandError(f"unknown command {args.command!r}")
 
 

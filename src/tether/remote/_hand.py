@@ -33,6 +33,7 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import json
+import os
 import socket
 import sys
 import time
@@ -288,7 +289,13 @@ def _text(result: Any) -> str:
 async def serve_hand_on_stdio(
     cwd: str, tool_names: Sequence[str], mode: Mode, *, sandbox: bool | None = None
 ) -> int:
-    """``tether hand --stdio``: the named tools for ``cwd`` served on stdin/stdout."""
+    """``tether hand --stdio``: the named tools for ``cwd`` served on stdin/stdout.
+
+    The SSH client variables are dropped first: with them, bash reads ``~/.bashrc`` for every
+    ``bash -c`` (as it does for a command run over SSH), so the bash tool here would behave
+    unlike the same tool run locally (and print what the rc file prints)."""
+    for variable in ("SSH_CLIENT", "SSH2_CLIENT"):
+        os.environ.pop(variable, None)
     definitions = create_coding_tools(cwd, names=tool_names, sandbox=sandbox)
     tools = [wrap_tool_definition(d) for d in definitions]
     loop = asyncio.get_running_loop()

@@ -11,6 +11,7 @@ hand was connected again), it fails with a clear error instead of running somewh
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import replace
@@ -25,7 +26,7 @@ from ._hand_client import HandClient
 from ._hands_config import HandConfig
 from ._operations import SSHOperations
 
-__all__ = ["HandStatus", "Hands"]
+__all__ = ["HandStatus", "Hands", "probe_hand"]
 
 HandStatus = Literal["connected", "idle", "unreachable"]
 
@@ -171,6 +172,16 @@ class Hands:
             f"{then}. The next tool list is the current hand's. Nothing was run."
         )
 
+    async def close(self) -> None:
+        """End every hand's input, wait for it to exit, and close the connections."""
+        for client in list(self._clients.values()):
+            await client.close()
+        for operations in list(self._operations.values()):
+            with contextlib.suppress(Exception):
+                await operations.close()
+        self._clients.clear()
+        self._operations.clear()
+
     def close_now(self) -> None:
         """Drop every connection (the hands see their input end and abort what runs)."""
         for operations in self._operations.values():
@@ -178,3 +189,23 @@ class Hands:
                 operations.close_now()
         self._clients.clear()
         self._operations.clear()
+
+
+def probe_hand(config: HandConfig) -> str | None:
+    """Whether a hand answers for ``config``: ``None`` when one does, else why not. Runs on a
+    connection of its own, in a thread with its own event loop (the caller may be inside one)."""
+
+    async def probe() -> str | None:
+        operations = config.operations()
+        try:
+            client = await HandClient.launch(operations, config.command, cwd=config.cwd)
+        except (RemoteConnectionError, ToolError, OSError) as exc:
+            return str(exc)
+        finally:
+            with contextlib.suppress(Exception):
+                await operations.close()
+        await client.close()
+        return None
+
+    with concurrent.futures.ThreadPoolExecutor(1) as worker:
+        return worker.submit(asyncio.run, probe()).result()
