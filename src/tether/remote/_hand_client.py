@@ -301,15 +301,13 @@ class HandClient:
         content = _content(message)
         if notes:
             content = [*content, TextContent("\n".join(notes))]
-        if message.get("is_error"):
-            text = "\n".join(block.text for block in content if isinstance(block, TextContent))
-            raise ToolError(text.strip())
         details = message.get("details")
         ran_on = {"hand": self.name, "address": self.address}
-        return AgentToolResult(
-            content,
-            {**details, "ran_on": ran_on} if isinstance(details, dict) else {"ran_on": ran_on},
-        )
+        details = {**details, "ran_on": ran_on} if isinstance(details, dict) else {"ran_on": ran_on}
+        if message.get("is_error"):
+            text = "\n".join(block.text for block in content if isinstance(block, TextContent))
+            raise ToolError(text.strip(), details=details)
+        return AgentToolResult(content, details)
 
     def _send(self, message: dict[str, Any]) -> None:
         with contextlib.suppress(Exception):  # a dropped connection is reported by the reader

@@ -19,7 +19,7 @@ from typing import Any, Literal
 
 from tether.agent import AgentTool, AgentToolResult, ToolError, UpdateCallback
 from tether.ai import AbortSignal
-from tether.gate import Approver, Gate
+from tether.gate import Approver, Gate, Governance, Verdict
 
 from ._connection import RemoteConnectionError
 from ._hand_client import HandClient
@@ -145,16 +145,32 @@ class Hands:
         return [*kept, *offered]
 
     def _bound(self, name: str, client: HandClient, tool: AgentTool) -> AgentTool:
+        """``tool`` refusing to run once its hand is no longer current (or was reconnected):
+        its gate check denies such a call, and so does its execution (for ungoverned tools)."""
         inner = tool.execute
+
+        def stale() -> bool:
+            return self.current != name or self._clients.get(name) is not client
 
         async def execute(
             tool_call_id: str, params: Any, signal: AbortSignal, on_update: UpdateCallback | None
         ) -> AgentToolResult | str:
-            if self.current != name or self._clients.get(name) is not client:
+            if stale():
                 raise ToolError(self._stale(tool.name, name))
             return await inner(tool_call_id, params, signal, on_update)
 
-        return replace(tool, execute=execute)
+        metadata = dict(tool.metadata)
+        governance = metadata.get("governance")
+        if isinstance(governance, Governance):
+            check = governance.check
+
+            def bound_check(args: Mapping[str, Any]) -> Verdict | None:
+                if stale():
+                    return Verdict.deny(self._stale(tool.name, name))
+                return check(args) if check is not None else None
+
+            metadata["governance"] = replace(governance, check=bound_check)
+        return replace(tool, execute=execute, metadata=metadata)
 
     def _stale(self, tool: str, name: str) -> str:
         current = self.current

@@ -129,6 +129,7 @@ def _select_hand(hands: Hands) -> AgentTool:
             },
         },
         execute=execute,
+        execution_mode="sequential",  # the calls after it in a batch see the new target
         metadata={"governance": Governance(check=_allowed)},
     )
 
