@@ -62,7 +62,7 @@ def tool_results(request: Any) -> dict[str, str]:
 async def test_hands_list_and_check_connect_and_show_tools_gate_and_place(
     sshd: SSHServer, two_hands: tuple[Path, Path, Path], tmp_path: Path
 ) -> None:
-    home, alpha, beta = two_hands
+    home, alpha, _ = two_hands
     listing = await run_tether("hands", "list", home=home, cwd=tmp_path)
     assert listing.code == 0, listing.stderr
     rows = {line.split()[0]: line for line in listing.stdout.splitlines()}

@@ -4,7 +4,6 @@ here, takes that directory as its workspace; the summary says where the tools ra
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
@@ -14,18 +13,6 @@ from tests.cli.support import MODEL, run_tether, text_reply, tool_reply, write_m
 from tether.remote import RemoteTarget, RemoteTargetError, parse_remote_target
 
 from .sshd import SSHServer
-
-
-@pytest.fixture
-def ssh_home(sshd: SSHServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A HOME whose ~/.ssh holds the test key and trusts the test host, as a user's would."""
-    home = tmp_path / "user-home"
-    (home / ".ssh").mkdir(parents=True)
-    shutil.copy(sshd.client_key, home / ".ssh" / "id_ed25519")
-    shutil.copy(sshd.known_hosts, home / ".ssh" / "known_hosts")
-    monkeypatch.setenv("HOME", str(home))
-    monkeypatch.delenv("SSH_AUTH_SOCK", raising=False)
-    return home
 
 
 async def test_print_mode_runs_the_tools_on_the_remote_host(

@@ -228,7 +228,7 @@ class HandClient:
             notes.append(why)
             if approval is not None:
                 exchange = await self._run_once(name, arguments, approval, signal, on_update)
-                notes = list(exchange.notes)
+                notes = [why, *exchange.notes]
         return self._result(exchange, notes)
 
     async def _run_once(
