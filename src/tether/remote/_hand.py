@@ -21,12 +21,13 @@ It sends ``{"type": "progress", "run_id", "text"}`` while a call runs and ``{"ty
 ``content`` holds every block (images too) as :func:`tether.ai.to_json` writes them, ``details``
 the tool's details when they are JSON. A call the hand's gate wants a person to approve is denied,
 and the hand sends ``{"type": "approval_required", "run_id", "tool", "args", "reason", "digest",
-"expires_at"}`` first (``args`` as its gate shows them): the digest binds the exact arguments.
-Sending the same call again under a new run id with that ``approval`` before ``expires_at`` (Unix
-seconds) runs it once; an approval is spent by its first use, and one for other arguments (another
-digest) or an unknown, spent or expired one is refused with ``{"type": "approval_rejected",
-"run_id", "reason"}``. When the input ends (the connection dropped), running calls are aborted;
-the hand never re-runs anything by itself."""
+"expires_at", "expires_in"}`` first (``args`` as its gate shows them): the digest binds the exact
+arguments. Sending the same call again under a new run id with that ``approval`` before
+``expires_at`` (Unix seconds; ``expires_in``: the seconds left when it was sent) runs it once; an
+approval is spent by its first use, and one for other arguments (another digest) or an unknown,
+spent or expired one is refused with ``{"type": "approval_rejected", "run_id", "reason"}``. When
+the input ends (the connection dropped), running calls are aborted; the hand never re-runs
+anything by itself."""
 
 from __future__ import annotations
 
@@ -96,6 +97,7 @@ class _HandApprover:
                 "reason": request.reason,
                 "digest": request.digest,
                 "expires_at": expires_at,
+                "expires_in": APPROVAL_SECONDS,
             }
         )
         return "deny_once"

@@ -269,8 +269,10 @@ class HandClient:
     async def _answer(self, name: str, request: dict[str, Any]) -> tuple[str | None, str]:
         """The digest to send back (``None``: none) and what to tell the model about it."""
         digest, reason = str(request.get("digest", "")), str(request.get("reason", ""))
-        expires_at = request.get("expires_at")
-        deadline = float(expires_at) if isinstance(expires_at, int | float) else 0.0
+        # the hand's own clock may differ from this one: count its lifetime from now
+        expires_in = request.get("expires_in")
+        lifetime = float(expires_in) if isinstance(expires_in, int | float) else 0.0
+        deadline = time.monotonic() + lifetime
         where = self.where
         if self.approver is None:
             hint = f" {self.no_approver_hint}" if self.no_approver_hint else ""
@@ -286,13 +288,13 @@ class HandClient:
             digest,
         )
         try:
-            async with asyncio.timeout(max(0.0, deadline - time.time())):
+            async with asyncio.timeout(max(0.0, deadline - time.monotonic())):
                 decision = await self.approver.confirm(shown)
         except Exception:  # a timeout or a failing approver: no approval
             decision = "deny_once"
         if decision not in ("allow_once", "allow_session"):
             return None, f"A person here did not approve the hand's request ({decision})."
-        if time.time() > deadline:
+        if time.monotonic() > deadline:
             return None, f"The hand's approval request on {where} expired before the answer."
         return digest, f"A person here approved the call once on {where}."
 
