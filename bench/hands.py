@@ -20,20 +20,16 @@ spread (min-max). Ratio = hand / SSHOperations (goal: at most 1.5).
 
 from __future__ import annotations
 
-import argparse
-import asyncio
 import os
 import platform
-import statistics
 import sys
-import tempfile
-import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench._compare import comparison_row, mean_ms, run_comparison
 from tests.remote.sshd import start_sshd
 
 from tether.agent import AgentTool
@@ -43,13 +39,6 @@ from tether.tools import create_coding_tools, wrap_tool_definition
 
 TETHER = str(Path(sys.executable).with_name("tether"))
 CALLS = {"ls": {"path": "."}, "bash": {"command": "true"}}
-
-
-async def _mean_ms(call: Callable[[], Awaitable[object]], calls: int) -> float:
-    started = time.perf_counter()
-    for _ in range(calls):
-        await call()
-    return (time.perf_counter() - started) * 1000 / calls
 
 
 def _caller(tool: AgentTool, arguments: dict[str, Any]) -> Callable[[], Awaitable[object]]:
@@ -84,8 +73,8 @@ async def measure(calls: int, rounds: int, directory: Path) -> dict[str, dict[st
             label = f"{name} {arguments}"
             results[label] = {"hand": [], "SSHOperations": []}
             for _ in range(rounds):
-                results[label]["hand"].append(await _mean_ms(ours, calls))
-                results[label]["SSHOperations"].append(await _mean_ms(theirs, calls))
+                results[label]["hand"].append(await mean_ms(ours, calls))
+                results[label]["SSHOperations"].append(await mean_ms(theirs, calls))
         return results
     finally:
         await hand.close()
@@ -105,15 +94,7 @@ def report(results: dict[str, dict[str, list[float]]], calls: int, rounds: int) 
         "|---|---|---|---|",
     ]
     for name, ways in results.items():
-        ours, theirs = (statistics.median(ways[k]) for k in ("hand", "SSHOperations"))
-
-        def cell(values: list[float], median: float) -> str:
-            return f"{median:.2f} ({min(values):.2f}-{max(values):.2f})"
-
-        lines.append(
-            f"| `{name}` | {cell(ways['hand'], ours)} | "
-            f"{cell(ways['SSHOperations'], theirs)} | {ours / theirs:.2f} |"
-        )
+        lines.append(comparison_row(f"`{name}`", ways, "hand", "SSHOperations"))
     lines += [
         "",
         "Both ways call the agent-facing tool (`AgentTool.execute`); neither runs this side's",
@@ -126,16 +107,7 @@ def report(results: dict[str, dict[str, list[float]]], calls: int, rounds: int) 
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--calls", type=int, default=20)
-    parser.add_argument("--rounds", type=int, default=5)
-    parser.add_argument("--out", default=str(Path(__file__).parent / "results" / "hands.md"))
-    options = parser.parse_args()
-    with tempfile.TemporaryDirectory() as scratch:
-        results = asyncio.run(measure(options.calls, options.rounds, Path(scratch)))
-    text = report(results, options.calls, options.rounds)
-    Path(options.out).write_text(text)
-    print(text)
+    run_comparison(__doc__.split("\n")[0], "hands.md", measure, report)
 
 
 if __name__ == "__main__":
