@@ -18,20 +18,16 @@ spread (min-max). Ratio = SSHOperations / OpenSSH (below 1: faster).
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import os
 import platform
-import statistics
 import subprocess
 import sys
-import tempfile
-import time
-from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench._compare import comparison_row, mean_ms, run_comparison
 from tests.remote.sshd import SSHServer, start_sshd
 
 from tether.remote import SSHOperations
@@ -60,13 +56,6 @@ async def _openssh(argv: list[str]) -> bytes:
     if process.returncode != 0:
         raise RuntimeError(f"ssh failed: {err.decode()}")
     return out
-
-
-async def _mean_ms(call: Callable[[], Awaitable[object]], calls: int) -> float:
-    started = time.perf_counter()
-    for _ in range(calls):
-        await call()
-    return (time.perf_counter() - started) * 1000 / calls
 
 
 async def measure(calls: int, rounds: int, directory: Path) -> dict[str, dict[str, list[float]]]:
@@ -102,8 +91,8 @@ async def measure(calls: int, rounds: int, directory: Path) -> dict[str, dict[st
                 await theirs()
             results[name] = {"SSHOperations": [], "OpenSSH": []}
             for _ in range(rounds):
-                results[name]["SSHOperations"].append(await _mean_ms(ours, calls))
-                results[name]["OpenSSH"].append(await _mean_ms(theirs, calls))
+                results[name]["SSHOperations"].append(await mean_ms(ours, calls))
+                results[name]["OpenSSH"].append(await mean_ms(theirs, calls))
         return results
     finally:
         await operations.close()
@@ -124,15 +113,7 @@ def report(results: dict[str, dict[str, list[float]]], calls: int, rounds: int) 
         "|---|---|---|---|",
     ]
     for name, ways in results.items():
-        ours, theirs = (statistics.median(ways[k]) for k in ("SSHOperations", "OpenSSH"))
-
-        def cell(values: list[float], median: float) -> str:
-            return f"{median:.2f} ({min(values):.2f}-{max(values):.2f})"
-
-        lines.append(
-            f"| {name} | {cell(ways['SSHOperations'], ours)} | "
-            f"{cell(ways['OpenSSH'], theirs)} | {ours / theirs:.2f} |"
-        )
+        lines.append(comparison_row(name, ways, "SSHOperations", "OpenSSH"))
     lines += [
         "",
         "OpenSSH's figure includes starting the `ssh` client process for every call (that is",
@@ -148,16 +129,7 @@ def report(results: dict[str, dict[str, list[float]]], calls: int, rounds: int) 
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--calls", type=int, default=20)
-    parser.add_argument("--rounds", type=int, default=5)
-    parser.add_argument("--out", default=str(Path(__file__).parent / "results" / "remote.md"))
-    options = parser.parse_args()
-    with tempfile.TemporaryDirectory() as scratch:
-        results = asyncio.run(measure(options.calls, options.rounds, Path(scratch)))
-    text = report(results, options.calls, options.rounds)
-    Path(options.out).write_text(text)
-    print(text)
+    run_comparison(__doc__.split("\n")[0], "remote.md", measure, report)
 
 
 if __name__ == "__main__":

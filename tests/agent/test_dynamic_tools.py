@@ -276,3 +276,50 @@ async def test_an_unknown_name_is_warned_about_once_not_at_every_replay(
         await agent.prompt("two")
         agent.set_tools([unlocking_tool("ghost")])
     assert caplog.text.count("adds unknown tool 'ghost'") == 1
+
+
+async def test_tools_for_request_picks_each_requests_tools_and_the_hooks_judge_by_them() -> None:
+    calls = Recorder()
+    local, remote = echo_tool("search", Recorder()), echo_tool("search", calls)
+    switched: list[bool] = []
+    judged: list[AgentTool] = []
+
+    async def tools_for_request(active: list[AgentTool]) -> list[AgentTool]:
+        return [remote] if switched else active
+
+    async def select(tool_call_id: str, params: Any, signal: Any, on_update: Any) -> Any:
+        switched.append(True)
+        return AgentToolResult([TextContent("switched")])
+
+    async def before(ctx: Any, signal: Any) -> None:
+        judged.extend(t for t in ctx.context.tools if t.name == "search")
+
+    model = FauxModel(
+        [
+            faux_message(faux_tool_call("select", {})),
+            faux_message(faux_tool_call("search", {"text": "there"})),
+            faux_message(faux_text("done")),
+        ]
+    )
+    await run(
+        model,
+        [make_tool("select", select), local],
+        tools_for_request=tools_for_request,
+        before_tool_call=before,
+    )
+    assert shown_tools(model) == [["select", "search"], ["search"], ["search"]]
+    assert calls.params == [{"text": "there"}]  # the call resolved against the tools shown
+    assert judged == [local, remote]  # the hook saw, per batch, the tools that request showed
+
+
+async def test_a_failing_tools_for_request_is_logged_and_the_active_tools_are_shown(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    async def broken(active: list[AgentTool]) -> list[AgentTool]:
+        raise RuntimeError("no hand")
+
+    model = FauxModel([faux_message(faux_text("done"))])
+    with caplog.at_level(logging.ERROR, logger="tether.agent"):
+        await run(model, [echo_tool("search", Recorder())], tools_for_request=broken)
+    assert shown_tools(model) == [["search"]]
+    assert "tools_for_request failed" in caplog.text

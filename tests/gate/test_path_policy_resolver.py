@@ -294,3 +294,21 @@ async def test_the_gate_judges_file_tools_with_the_remote_answers() -> None:
     shown = "".join(getattr(b, "text", "") for b in shared.content)
     assert "read outside the workspace — data/x.txt → /srv/shared/x.txt" in shown
     assert [r.decided_by for r in gate.records] == ["policy", "no_approver"]
+
+
+async def test_a_retargeted_gate_judges_paths_for_the_new_workspace_on_the_new_host() -> None:
+    gate = Gate("normal", workspace=WORKSPACE, path_resolver=MemoryResolver({}))
+    other = MemoryResolver({"/other/ws/link": "/etc/shadow"})
+    gate.retarget("/other/ws", other)
+    assert gate.workspace == "/other/ws"
+    inside = await gate.policies.paths.judge(
+        lambda: gate.policies.paths.check("/other/ws/notes.txt", "read")
+    )
+    old = await gate.policies.paths.judge(
+        lambda: gate.policies.paths.check(f"{WORKSPACE}/notes.txt", "read")
+    )
+    link = await gate.policies.paths.judge(lambda: gate.policies.shell.classify("cat link"))
+    assert (inside.decision, old.decision, link.decision) == ("allow", "approve", "deny")
+    assert "/other/ws/link" in other.asked  # resolved on the new host
+    with pytest.raises(ValueError, match="absolute path on its host"):
+        gate.retarget("relative", other)

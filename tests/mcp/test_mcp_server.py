@@ -30,6 +30,12 @@ def workspace(tmp_path: Path) -> Path:
     return path
 
 
+def under_test_env() -> dict[str, str] | None:
+    """``PYTHONPATH`` passed on (the SDK gives a server a minimal environment), so that the
+    server imports the code under test rather than another installed copy."""
+    return {"PYTHONPATH": os.environ["PYTHONPATH"]} if "PYTHONPATH" in os.environ else None
+
+
 def _tool_args(workspace: Path) -> list[str]:
     return ["--cwd", str(workspace), "--tools", "read,bash,ls,write", "--no-sandbox"]
 
@@ -37,7 +43,10 @@ def _tool_args(workspace: Path) -> list[str]:
 @asynccontextmanager
 async def _stdio(workspace: Path) -> AsyncIterator[Client]:
     params = StdioServerParameters(
-        command=TETHER, args=["mcp", "serve", *_tool_args(workspace)], cwd=str(workspace)
+        command=TETHER,
+        args=["mcp", "serve", *_tool_args(workspace)],
+        cwd=str(workspace),
+        env=under_test_env(),
     )
     async with Client(params) as client:
         yield client

@@ -4,7 +4,8 @@ The server runs as the test user (root in CI, so ``PermitRootLogin yes``); ``kno
 trusts the generated host key. With ``binds`` it runs in a mount namespace of its own where
 those directories are bound over others, so the "remote" host sees files this machine does not.
 ``PATH`` for sessions includes this interpreter's directory, where the PyPI ``ripgrep`` package
-put ``rg``, so grep and find work on the "remote" host.
+put ``rg``, so grep and find work on the "remote" host; ``PYTHONPATH`` is passed on, so a hand
+started there runs the code under test.
 """
 
 from __future__ import annotations
@@ -92,6 +93,13 @@ def _keygen(path: Path) -> None:
     )
 
 
+def _python_path() -> str:
+    """`` PYTHONPATH=...`` when this test run has one, so that a ``tether`` started over SSH
+    (a hand) imports the code under test, not another copy installed for the interpreter."""
+    value = os.environ.get("PYTHONPATH")
+    return f" PYTHONPATH={value}" if value else ""
+
+
 def mount_namespaces_work() -> bool:
     """Whether ``unshare --mount`` with a bind mount works here (root, or a permissive host)."""
     if shutil.which("unshare") is None:
@@ -128,7 +136,7 @@ def start_sshd(
         f"AuthorizedKeysFile {authorized}\nPidFile {directory / 'sshd.pid'}\n"
         "PermitRootLogin yes\nUsePAM no\nStrictModes no\nPasswordAuthentication no\n"
         "KbdInteractiveAuthentication no\nSubsystem sftp internal-sftp\n"
-        f"SetEnv PATH={session_path}\nMaxSessions 100\nMaxStartups 100\n"
+        f"SetEnv PATH={session_path}{_python_path()}\nMaxSessions 100\nMaxStartups 100\n"
     )
     os.makedirs("/run/sshd", exist_ok=True)  # privilege separation directory sshd insists on
     command = [SSHD_BINARY, "-D", "-e", "-f", str(config)]

@@ -167,6 +167,9 @@ async def test_tether_hand_over_an_ssh_exec_channel(
     process = await connection.create_process(command)
     hello = json.loads(await asyncio.wait_for(process.stdout.readline(), 30))
     assert [t["name"] for t in hello["tools"]] == ["read", "ls"]
+    assert (hello["mode"], hello["workspace"]) == ("normal", str(tmp_path))
+    assert hello["tools"][0]["governance"]["builtin"] == "read"
+    assert hello["tools"][0]["governance"]["review_schema"]["properties"]["path"]["x-review"]
     process.stdin.write(
         json.dumps(
             {"type": "call", "run_id": "x1", "tool": "read", "arguments": {"path": "notes.txt"}}
@@ -174,7 +177,14 @@ async def test_tether_hand_over_an_ssh_exec_channel(
         + "\n"
     )
     result = json.loads(await asyncio.wait_for(process.stdout.readline(), 30))
-    assert result == {"type": "result", "run_id": "x1", "is_error": False, "text": "remote notes"}
+    assert {k: result[k] for k in ("type", "run_id", "is_error", "text", "content")} == {
+        "type": "result",
+        "run_id": "x1",
+        "is_error": False,
+        "text": "remote notes",
+        "content": [{"type": "text", "text": "remote notes"}],
+    }
+    assert result["details"]["path"] == str(tmp_path / "notes.txt")
     process.stdin.write_eof()
     await asyncio.wait_for(process.wait(), 30)
     assert process.exit_status == 0

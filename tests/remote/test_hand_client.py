@@ -4,6 +4,7 @@ there under the hand's gate, and a dropped connection marks calls lost without r
 from __future__ import annotations
 
 import asyncio
+import base64
 import contextlib
 import sys
 import time
@@ -13,9 +14,10 @@ import psutil
 import pytest
 from tests.tools.file_workspace import text_of
 from tests.tools.test_bash import is_dead
+from tests.tools.test_read import image_bytes
 
-from tether.agent import AgentContext, AgentLoopConfig, ToolError, agent_loop
-from tether.ai import AbortController, ToolResultMessage, UserMessage
+from tether.agent import AgentContext, AgentLoopConfig, AgentToolResult, ToolError, agent_loop
+from tether.ai import AbortController, ImageContent, TextContent, ToolResultMessage, UserMessage
 from tether.ai.faux import FauxModel, faux_message, faux_text, faux_tool_call
 from tether.remote import HandClient, SSHOperations
 
@@ -105,3 +107,23 @@ def processes_of_hand(sshd: SSHServer, workspace: Path) -> list[psutil.Process]:
             if "--stdio" in command and str(workspace) in command:
                 return [process, *process.children(recursive=True)]
     raise AssertionError(f"no hand for {workspace} below sshd")
+
+
+async def test_an_image_read_on_the_hand_comes_back_as_an_image_with_its_details(
+    ssh_operations: SSHOperations, tmp_path: Path
+) -> None:
+    data = image_bytes("PNG")
+    (tmp_path / "pic.png").write_bytes(data)
+    hand = await HandClient.start(ssh_operations, str(tmp_path), tools=["read"], tether=TETHER)
+    try:
+        (read,) = hand.tools()
+        result = await read.execute("c1", {"path": "pic.png"}, AbortController().signal, None)
+    finally:
+        await hand.close()
+    assert isinstance(result, AgentToolResult)
+    note, image = result.content
+    assert isinstance(note, TextContent) and "Read image file [image/png]" in note.text
+    assert isinstance(image, ImageContent) and image.mime_type == "image/png"
+    assert base64.b64decode(image.data) == data
+    assert result.details["width"] == 40
+    assert result.details["ran_on"] == {"hand": None, "address": ssh_operations.address}

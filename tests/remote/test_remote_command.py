@@ -13,19 +13,7 @@ from tests.cli.support import MODEL, run_tether, text_reply, tool_reply, write_m
 
 from tether.remote import RemoteTarget, RemoteTargetError, parse_remote_target
 
-from .sshd import SSHServer
-
-
-@pytest.fixture
-def ssh_home(sshd: SSHServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A HOME whose ~/.ssh holds the test key and trusts the test host, as a user's would."""
-    home = tmp_path / "user-home"
-    (home / ".ssh").mkdir(parents=True)
-    shutil.copy(sshd.client_key, home / ".ssh" / "id_ed25519")
-    shutil.copy(sshd.known_hosts, home / ".ssh" / "known_hosts")
-    monkeypatch.setenv("HOME", str(home))
-    monkeypatch.delenv("SSH_AUTH_SOCK", raising=False)
-    return home
+from .sshd import SSHServer, start_sshd
 
 
 async def test_print_mode_runs_the_tools_on_the_remote_host(
@@ -103,3 +91,32 @@ def test_remote_targets_parse_user_host_port_and_path() -> None:
     for bad in ("@box", "box:port", "box:22:relative", ":22", "box:70000"):
         with pytest.raises(RemoteTargetError):
             parse_remote_target(bad)
+
+
+async def test_without_tether_on_the_host_remote_falls_back_to_bare_ssh_with_a_notice(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    bare = start_sshd(tmp_path / "bare-sshd", ripgrep_on_path=False)  # no tether on its PATH
+    try:
+        home = tmp_path / "user-home"
+        (home / ".ssh").mkdir(parents=True)
+        shutil.copy(bare.client_key, home / ".ssh" / "id_ed25519")
+        shutil.copy(bare.known_hosts, home / ".ssh" / "known_hosts")
+        monkeypatch.setenv("HOME", str(home))
+        remote = tmp_path / "remote-ws"
+        remote.mkdir()
+        (remote / "notes.txt").write_text("bare notes\n")
+        replies = [tool_reply(("c1", "read", {"path": "notes.txt"})), text_reply("read barely")]
+        async with LoopbackServer(replies) as server:
+            write_models_toml(tmp_path / "tether-home", server.url)
+            done = await run_tether(
+                "-p", "read", "--model", MODEL, "--remote", f"root@127.0.0.1:{bare.port}:{remote}",
+                home=tmp_path / "tether-home", cwd=tmp_path,
+            )  # fmt: skip
+    finally:
+        bare.stop()
+    assert done.code == 0, done.stderr
+    notice = f"--remote: no tether hand answered on root@127.0.0.1:{bare.port}"
+    assert notice in done.stderr and "over bare SSH" in done.stderr
+    (result,) = [m for m in server.requests[1].json()["messages"] if m["role"] == "tool"]
+    assert "bare notes" in result["content"]

@@ -137,5 +137,7 @@ async def test_tether_remote_asks_the_remote_host_about_a_symlink(
     assert "outside the workspace\n" not in link
     assert "write outside the workspace — planned →" in planned
     assert not (views.outside / "planned.txt").exists()
-    assert "read outside the workspace — link →" in cat  # the shell policy asks there too
+    # tether is installed there, so bash ran through the hand, in its sandbox: outside the
+    # workspace is not there at all (bare SSH would have the shell policy ask, as for read)
+    assert "cat: link: No such file or directory" in cat
     assert "outside the workspace\n" not in cat

@@ -149,7 +149,7 @@ async def _run(
                 new_messages.append(message)
             pending = []
 
-            tools_shown = list(context.tools)
+            tools_shown = await _tools_for_request(context, config)
             message = await _stream_assistant_message(context, tools_shown, config, signal, emit)
             new_messages.append(message)
             if message.stop_reason in FAILED_STOP_REASONS:
@@ -182,6 +182,17 @@ async def _run(
         if not pending:
             break
     emit(AgentEnd(new_messages))
+
+
+async def _tools_for_request(context: AgentContext, config: AgentLoopConfig) -> list[AgentTool]:
+    active = list(context.tools)
+    if config.tools_for_request is None:
+        return active
+    try:
+        return list(await config.tools_for_request(active))
+    except Exception:
+        _log.exception("tools_for_request failed; showing the active tools")
+        return active
 
 
 async def _poll(

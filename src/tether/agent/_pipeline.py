@@ -159,7 +159,8 @@ class _Batch:
     ) -> None:
         self.assistant_message = assistant_message
         self.tools = {tool.name: tool for tool in tools}
-        self.context = context
+        # the hooks judge a call by the tools the model was shown (the same transcript)
+        self.context = AgentContext(context.system_prompt, context.messages, list(tools))
         self.config = config
         self.signal = signal
         self.emit = emit

@@ -187,6 +187,10 @@ class AgentLoopConfig:
     system_prompt_for: Callable[[list[AgentTool]], str] | None = None
     """Builds the system prompt from the active tools: at the start of a run (replacing the
     context's) and whenever a result activates tools."""
+    tools_for_request: Callable[[list[AgentTool]], Awaitable[list[AgentTool]]] | None = None
+    """The tools to show the model in the next request, given the active ones (e.g. a remote
+    hand's tools in place of the local ones); the response's calls resolve against them. A
+    failing hook is logged and the active tools are shown."""
     max_result_lines: int | None = DEFAULT_MAX_LINES
     max_result_bytes: int | None = DEFAULT_MAX_BYTES
     """Every tool result's text is cut to these caps (``None``: no cap) before the
@@ -211,6 +215,7 @@ class AgentOptions(TypedDict, total=False):
     stream_options: StreamOptions | None
     available_tools: Sequence[AgentTool]
     system_prompt_for: Callable[[list[AgentTool]], str] | None
+    tools_for_request: Callable[[list[AgentTool]], Awaitable[list[AgentTool]]] | None
     max_result_lines: int | None
     max_result_bytes: int | None
 

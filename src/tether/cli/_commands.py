@@ -29,6 +29,7 @@ def settings_from(args: Any) -> RunSettings:
         system_prompt=args.system_prompt,
         append_system_prompt=args.append_system_prompt,
         remote=args.remote or None,
+        hand=args.hand or None,
     )
 
 
@@ -76,6 +77,10 @@ def run_command(args: Any) -> int:
         from ._skills_command import run_skills
 
         return run_skills(args)
+    if args.command == "hands":
+        from ._hands_command import run_hands
+
+        return run_hands(args)
     raise CommandError(f"unknown command {args.command!r}")
 
 

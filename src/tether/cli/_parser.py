@@ -29,6 +29,7 @@ commands:
   tether check-command 'CMD'          how the shell policy judges a command
   tether mcp serve|list|accept        tether's tools as an MCP server; configured MCP servers
   tether skills list|show|validate|trust  Agent Skills here; trust the project's own
+  tether hands list|check NAME        the hands of config.toml ([hands.NAME]): tools, gate, host
 
 In print and json modes nobody can answer an approval: a call that needs one is denied
 (fail closed) unless --gate yolo. Exit status: 0 done, 1 the run failed, 2 a usage problem,
@@ -44,6 +45,7 @@ examples:
   tether --tools read,grep,find,ls -p "map the code"      read-only tools only
   tether --gate strict -p "..."                           deny whatever needs a person
   tether --remote me@build-box:/src/app -p "run the tests"   tools on another host over SSH
+  tether --hand build -p "run the tests"                   tools on a configured hand
   tether check-command 'rm -rf build'                     exit 0 allow, 1 approve, 2 deny
   tether sessions export 3f2a --html run.html             a session as one HTML page
 
@@ -54,7 +56,7 @@ environment:
                                       platform's user config and data directories
 
 files (config directory: $TETHER_HOME, else e.g. ~/.config/tether):
-  models.toml     providers and models        config.toml   default model, MCP servers
+  models.toml     providers and models        config.toml   default model, MCP servers, hands
   AGENTS.md       instructions for every run (also read from the project's directories)
 data (data directory: $TETHER_HOME, else e.g. ~/.local/share/tether; all private, 0600/0700):
   sessions/  prompt_history  mcp-pins.json  mcp-logs/  mcp-token  trusted-workspaces.json
@@ -114,8 +116,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--remote",
         metavar="[USER@]HOST[:PORT][:/PATH]",
-        help="run the tools on another host over SSH (in PATH there)",
+        help="run the tools on another host over SSH (in PATH there), through a hand when "
+        "tether is installed there",
     )
+    parser.add_argument("--hand", metavar="NAME", help="run the tools on this configured hand")
 
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     commands.add_parser("demo", help="the offline tour (no key, no network)")
@@ -140,6 +144,11 @@ def build_parser() -> argparse.ArgumentParser:
     hand.add_argument("--tools", default=None, metavar="LIST", help=f"default {DEFAULT_TOOLS}")
     hand.add_argument("--cwd", metavar="DIR", help="workspace (default: here)")
     hand.add_argument("--no-sandbox", action="store_true", help="run bash without bubblewrap")
+    hands = commands.add_parser("hands", help="the hands of config.toml: list or check one")
+    hands_actions = hands.add_subparsers(dest="action", metavar="ACTION", required=True)
+    hands_actions.add_parser("list", help="every hand, connected to: tools, gate, where")
+    check_hand = hands_actions.add_parser("check", help="connect one hand and describe it")
+    check_hand.add_argument("name", metavar="NAME")
     return parser
 
 

@@ -42,6 +42,7 @@ def session_header(runtime: Runtime) -> dict[str, object]:
         "gate": runtime.gate.mode,
         "resumed": runtime.resumed,
         **({"tools_run_on": runtime.remote} if runtime.remote else {}),
+        **({"hand": runtime.current_hand} if runtime.current_hand else {}),
     }
 
 

@@ -199,6 +199,7 @@ def _state(runtime: Any, approver: RpcApprover, busy: bool) -> dict[str, Any]:
         "session_id": session.id if session is not None else None,
         "session_path": session.path if session is not None else None,
         "pending_approvals": sorted(approver.pending),
+        "hand": runtime.current_hand,
     }
 
 

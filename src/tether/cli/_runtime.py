@@ -41,6 +41,7 @@ from tether.tools import (
     wrap_tool_definition,
 )
 
+from ._hands_wiring import REMOTE_HAND, open_hands, remote_hand
 from ._model_choice import CommandError, choose_model
 from ._skills_runtime import RunSkills, load_run_skills
 
@@ -48,7 +49,7 @@ if TYPE_CHECKING:
     from collections.abc import AsyncIterator
 
     from tether.mcp import McpClients
-    from tether.remote import SSHOperations
+    from tether.remote import Hands, SSHOperations
 
 __all__ = ["CommandError", "RunSettings", "Runtime", "build_runtime"]
 
@@ -73,7 +74,10 @@ class RunSettings:
     append_system_prompt: str | None = None
     sessions_dir: str | None = None
     remote: str | None = None
-    """``[user@]host[:port][:/path]``: the tools run on that host over SSH (the gate runs here)."""
+    """``[user@]host[:port][:/path]``: the tools run on that host over SSH (the gate runs here),
+    through a hand there when one answers."""
+    hand: str | None = None
+    """A hand of ``config.toml`` to make current (``--hand NAME``)."""
 
 
 @dataclass(slots=True)
@@ -94,6 +98,12 @@ class Runtime:
     """Where the tools run when not here: ``user@host[:port]:/path``."""
     skills: RunSkills | None = None
     """The run's skills (``None`` with ``--remote``)."""
+    hands: Hands | None = None
+    """The run's hands, when any is configured or ``--remote`` runs through one."""
+
+    @property
+    def current_hand(self) -> str | None:
+        return self.hands.current if self.hands is not None else None
 
     async def prompt(self, text: str) -> None:
         """Run ``text``; a context-overflow error compacts once and retries the turn."""
@@ -152,21 +162,15 @@ def build_runtime(
     cwd = os.path.abspath(settings.cwd)
     if not os.path.isdir(cwd):
         raise CommandError(f"--cwd {settings.cwd}: not a directory")
-    session, resumed = _open_session(settings, cwd)
-    if session is not None:
-        try:
-            session.ensure_writable()  # a session that cannot be saved fails before the run
-        except SessionError as exc:
-            raise CommandError(str(exc)) from None
-    if resumed and session is not None:
-        settle_interrupted_calls(session)  # a run that died left calls unanswered: say so
+    session, resumed = _open_checked_session(settings, cwd)
     if model is None:
         model = choose_model(settings.model or (session.model_ref() if session else None))
     thinking = settings.thinking or (session.thinking_level() if session else None)
-    tools_cwd, operations, remote = cwd, None, None
+    tools_cwd, operations, remote, through_hand = cwd, None, None, None
     if settings.remote is not None:
         operations, tools_cwd = _open_remote(settings.remote)
         remote = f"{operations.address}:{tools_cwd}"
+        through_hand = remote_hand(operations, tools_cwd, settings.tools)
     definitions = {
         d.name: d
         for d in create_coding_tools(
@@ -191,6 +195,16 @@ def build_runtime(
         path_policy=_skills_path_policy(tools_cwd, skills),
         no_approver_hint=no_approver_hint,
     )
+    hands = open_hands(
+        hand=settings.hand,
+        remote=through_hand,
+        replaces=list(definitions),
+        gate=gate,
+        approver=approver,
+        no_approver_hint=no_approver_hint,
+        session=session,
+    )
+    loop_options = _with_hands(hands, tools)
     if stream_fn is None:
         from tether.ai.providers import stream
 
@@ -211,12 +225,15 @@ def build_runtime(
         ),
         transform_context=compactor,
         **_prompt_builder(settings, tools_cwd, local=operations is None, skills=skills),
+        **loop_options,
     )
     compactor.system_prompt = agent.state.system_prompt
     runtime = Runtime(
         settings, model, thinking, agent, gate, definitions, session, compactor, resumed
     )
-    runtime.remote, runtime.skills = remote, skills
+    runtime.remote, runtime.skills, runtime.hands = remote, skills, hands
+    if hands is not None:
+        runtime.detach.append(hands.close_now)
     if operations is not None:
         runtime.detach.append(operations.close_now)
     if mcp_servers is not None:
@@ -225,6 +242,20 @@ def build_runtime(
         _record_choices(session, model, thinking)
         runtime.detach.append(session.attach(agent, gate))
     return runtime
+
+
+def _open_checked_session(settings: RunSettings, cwd: str) -> tuple[Session | None, bool]:
+    """The run's session, writable (one that cannot be saved fails before the run), with the
+    calls a run that died left unanswered answered now."""
+    session, resumed = _open_session(settings, cwd)
+    if session is not None:
+        try:
+            session.ensure_writable()
+        except SessionError as exc:
+            raise CommandError(str(exc)) from None
+    if resumed and session is not None:
+        settle_interrupted_calls(session)
+    return session, resumed
 
 
 def _check_tool_choice(choice: str | None, tools: list[AgentTool]) -> None:
@@ -259,6 +290,18 @@ def _forcing_once(stream_fn: StreamFn) -> StreamFn:
         return stream_fn(model, context, options)
 
     return forced_once
+
+
+def _with_hands(hands: Hands | None, tools: list[AgentTool]) -> dict[str, Any]:
+    """The loop options that show a current hand's tools; the Mind's tools over configured
+    hands are added to ``tools``."""
+    if hands is None:
+        return {}
+    if any(name != REMOTE_HAND for name in hands.configs):
+        from tether.remote import mind_tools
+
+        tools.extend(mind_tools(hands))
+    return {"tools_for_request": hands.tools_for_request}
 
 
 def _connect_mcp_servers() -> McpClients | None:

@@ -71,6 +71,9 @@ def _list(store: SessionStore, cwd: str | None) -> int:
 def _entry_line(entry: Any) -> str:
     if isinstance(entry, MessageEntry):
         return _message_line(entry.message)
+    if isinstance(entry, CustomEntry) and entry.custom_type == "hand":
+        name = entry.data.get("name") if isinstance(entry.data, dict) else entry.data
+        return f"[hand] {name} is the current hand"
     if isinstance(entry, ApprovalEntry):
         return (
             f"[approval] {entry.tool_name} {entry.decision} by {entry.decided_by}: {entry.reason}"
@@ -96,6 +99,15 @@ def _short(value: object, limit: int = 200) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+def _ran_on(details: Any) -> str:
+    """`` on hand NAME (user@host)`` for a call a hand ran."""
+    ran_on = details.get("ran_on") if isinstance(details, dict) else None
+    if not isinstance(ran_on, dict):
+        return ""
+    name, address = ran_on.get("hand"), ran_on.get("address")
+    return f" on hand {name} ({address})" if name else f" on {address}"
+
+
 def _message_line(message: Any) -> str:
     if isinstance(message, AssistantMessage):
         parts = []
@@ -113,7 +125,7 @@ def _message_line(message: Any) -> str:
     if isinstance(message, ToolResultMessage):
         text = "".join(b.text for b in message.content if isinstance(b, TextContent))
         mark = " (error)" if message.is_error else ""
-        return f"tool_result {message.tool_name}{mark}: {text[:500]}"
+        return f"tool_result {message.tool_name}{_ran_on(message.details)}{mark}: {text[:500]}"
     content = message.content
     text = (
         content

@@ -72,6 +72,8 @@ def status_line(runtime: Runtime, styler: Styler, width: int) -> str:
     sandbox = sandbox_state(runtime)
     model = f"{runtime.model.provider}/{runtime.model.id}"
     where = f"tools on {tools_host(runtime.remote)}" if runtime.remote else "tools here"
+    if runtime.current_hand is not None:
+        where = f"hand {runtime.current_hand}"
     session = runtime.session
     session_text = (session.name or session.id[:8]) if session is not None else "no session"
     # (text, style, drop order: 0 never dropped, higher dropped first)
@@ -84,7 +86,7 @@ def status_line(runtime: Runtime, styler: Styler, width: int) -> str:
         ("ctx ?" if tally.unknown else f"ctx {percent}%", context_style, 0),
         (f"gate {gate}", "bold red" if gate == "yolo" else "", 0),
         (sandbox, "green" if sandbox == "sandbox on" else "yellow", 0),
-        (where, "bold cyan" if runtime.remote else "", 0 if runtime.remote else 1),
+        (where, "bold cyan" if where != "tools here" else "", 0 if where != "tools here" else 1),
         *([(_skills_loaded(loaded), "", 3)] if (loaded := _loaded_skills(runtime)) else []),
         (f"session {session_text}", "dim", 5),
     ]

@@ -134,6 +134,16 @@ class Gate:
         self.records: list[GateRecord] = []
         self._session: dict[str, Literal["allow", "deny"]] = {}
 
+    def retarget(self, workspace: str, path_resolver: PathResolver) -> None:
+        """Judge paths for ``workspace`` (absolute, on the resolver's host) from the next call
+        on: the tools now work there (the model selected another hand). Session memory stays;
+        the tools that need it apart per host key it so."""
+        if not posixpath.isabs(workspace):
+            raise ValueError("With a path_resolver, the workspace is an absolute path on its host.")
+        self.workspace = posixpath.normpath(workspace)
+        paths = PathPolicy(self.workspace, resolver=path_resolver)
+        self.policies = Policies(shell=ShellPolicy(path_policy=paths), paths=paths)
+
     async def before_tool_call(
         self, ctx: BeforeToolCallContext, signal: AbortSignal
     ) -> BeforeToolCallResult | None:

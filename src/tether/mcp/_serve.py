@@ -1,12 +1,12 @@
 """``tether mcp serve``: the governed coding tools over stdio or streamable HTTP.
 
-stdio has no terminal to ask a person, and tether has no approval channel over MCP: a call that
-needs approval is denied with :data:`NO_APPROVAL_CHANNEL` as its reason, whatever the host's own
-confirmation said. Over stdio a malformed request gets a JSON-RPC error with its id
-(:mod:`._stdio`), and no token is needed: the host that started the process owns its pipes. HTTP
-listens on 127.0.0.1 only, at ``/mcp``, and every request needs the bearer token
-(:mod:`._http_auth`), written to :func:`token_path` before the address is printed on stderr;
-``--port 0`` picks a free port.
+A call that needs a person is asked through MCP elicitation when the client declared it (the
+answer bound to the call's digest, for this call only); with any other client it is denied with
+:data:`NO_APPROVAL_CHANNEL` as its reason, whatever the host's own confirmation said. Over stdio
+a malformed request gets a JSON-RPC error with its id (:mod:`._stdio`), and no token is needed:
+the host that started the process owns its pipes. HTTP listens on 127.0.0.1 only, at ``/mcp``,
+and every request needs the bearer token (:mod:`._http_auth`), written to :func:`token_path`
+before the address is printed on stderr; ``--port 0`` picks a free port.
 """
 
 from __future__ import annotations

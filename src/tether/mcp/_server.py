@@ -5,13 +5,15 @@ What a host sees of a tool is what a model would: its name, description and sche
 governance. Every call runs the whole pipeline — validation, the gate, execution with progress
 sent as MCP progress notifications, the after hook that masks secrets — and a denial or failure
 is a result with ``isError`` carrying the reason. The host's own confirmation is not an approval:
-a call that needs a person asks tether's approver, and with none (stdio has no terminal) it is
-denied with a reason saying so. A cancelled request aborts its call; bash kills its process tree.
-"""
+a call that needs a person asks tether's approver; without one, a client that declared MCP
+elicitation is asked through it (:mod:`._elicitation`), and any other client's call is denied
+with :data:`NO_APPROVAL_CHANNEL` as its reason. A cancelled request aborts its call; bash kills
+its process tree."""
 
 from __future__ import annotations
 
 import asyncio
+import copy
 import itertools
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
@@ -21,6 +23,7 @@ from tether.ai import ImageContent, TextContent, ToolCall, ToolResultMessage, pa
 from tether.gate import Gate
 
 from ._annotations import annotations_for
+from ._elicitation import CURRENT_CALL, ElicitationApprover, ElicitingCall, client_can_elicit
 
 if TYPE_CHECKING:
     import mcp_types
@@ -29,9 +32,10 @@ if TYPE_CHECKING:
 __all__ = ["NO_APPROVAL_CHANNEL", "build_server", "to_call_result"]
 
 NO_APPROVAL_CHANNEL = (
-    "tether mcp serve has no approval channel: the MCP host's own confirmation is not an "
-    "approval, and nobody can answer one here. Rerun the server with --gate yolo to run such "
-    "calls unasked, or use tether itself (interactive or rpc mode) to approve them."
+    "tether mcp serve asks a person through MCP elicitation, but this client did not declare "
+    "the elicitation capability, and the MCP host's own confirmation is not an approval, so "
+    "nobody can answer one. Use a client that supports elicitation, rerun the server with "
+    "--gate yolo to run such calls unasked, or use tether itself (interactive or rpc mode)."
 )
 """The reason a call that needs a person is denied by a server started without an approver."""
 
@@ -47,6 +51,7 @@ def build_server(tools: Sequence[AgentTool], gate: Gate, *, name: str = "tether"
     from tether import __version__
 
     served = list(tools)
+    asking = _asking_gate(gate)
     listing = types.ListToolsResult(
         tools=[
             types.Tool(
@@ -67,9 +72,17 @@ def build_server(tools: Sequence[AgentTool], gate: Gate, *, name: str = "tether"
 
     async def call_tool(
         ctx: ServerRequestContext[Any], params: mcp_types.CallToolRequestParams
-    ) -> mcp_types.CallToolResult:
+    ) -> mcp_types.CallToolResult | mcp_types.InputRequiredResult:
         tool_call = ToolCall(f"mcp-{next(call_ids)}", params.name, dict(params.arguments or {}))
-        result = await _run_cancellable(ctx, tool_call, served, gate)
+        deciding = asking if asking is not None and client_can_elicit(ctx) else gate
+        call = ElicitingCall(ctx, params)
+        token = CURRENT_CALL.set(call)
+        try:
+            result = await _run_cancellable(ctx, tool_call, served, deciding)
+        finally:
+            CURRENT_CALL.reset(token)
+        if call.input_required is not None:  # the client retries the call with the answer
+            return call.input_required
         return to_call_result(result)
 
     return Server(
@@ -79,6 +92,16 @@ def build_server(tools: Sequence[AgentTool], gate: Gate, *, name: str = "tether"
         on_list_tools=list_tools,
         on_call_tool=call_tool,
     )
+
+
+def _asking_gate(gate: Gate) -> Gate | None:
+    """``gate`` asking through elicitation, for clients that can answer; ``None`` when ``gate``
+    has an approver of its own. It shares the gate's policies, records and session memory."""
+    if gate.approver is not None:
+        return None
+    asking = copy.copy(gate)
+    asking.approver = ElicitationApprover()
+    return asking
 
 
 async def _run_cancellable(

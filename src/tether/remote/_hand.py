@@ -4,30 +4,38 @@ The hand runs on the host where the tools act. Whoever drives it (over an SSH ex
 sees only the tools it offers, and every call passes the *hand's* gate and policy, whatever the
 caller's own gate allowed: the hand's deny is final.
 
-Protocol — one JSON object per line. The hand first sends
-``{"type": "hello", "protocol": 1, "tools": [{"name", "description", "parameters"}]}``. It reads:
+Protocol — one JSON object per line. The hand first sends ``{"type": "hello", "protocol": 1,
+"mode", "workspace", "host", "tools": [{"name", "description", "parameters", "governance"}]}``:
+its gate mode, where it works, and per tool the model-facing schema and, for a built-in tool,
+``governance = {"builtin": NAME, "sandboxed": bool, "review_schema"}`` (else ``null``; the
+review schema declares each parameter's reviewer exposure), so that the caller can
+govern it with its own policy as it would the same tool locally. It reads:
 
 - ``{"type": "call", "run_id": ID, "tool": NAME, "arguments": {...}, "approval": DIGEST?}``: run
   one call. A run id is used once: a repeated one is rejected, never run again. ``approval`` is
   the digest of an approval this hand asked for (see below);
 - ``{"type": "cancel", "run_id": ID}``: abort that call (bash kills its tree).
 
-It sends ``{"type": "progress", "run_id", "text"}`` while a call runs and
-``{"type": "result", "run_id", "is_error", "text"}`` once it ended (also for a rejected call).
-A call the hand's gate wants a person to approve is denied, and the hand sends
-``{"type": "approval_required", "run_id", "tool", "digest", "expires_at"}`` first: the digest
-binds the exact arguments. Sending the same call again under a new run id with that ``approval``
-before ``expires_at`` (Unix seconds) runs it once; an approval is spent by its first use, and one
-for other arguments (another digest) or an unknown, spent or expired one is refused with
-``{"type": "approval_rejected", "run_id", "reason"}``. When the input ends (the connection
-dropped), running calls are aborted; the hand never re-runs anything by itself.
-"""
+It sends ``{"type": "progress", "run_id", "text"}`` while a call runs and ``{"type": "result",
+"run_id", "is_error", "text", "content", "details"}`` once it ended (also for a rejected call):
+``content`` holds every block (images too) as :func:`tether.ai.to_json` writes them, ``details``
+the tool's details when they are JSON. A call the hand's gate wants a person to approve is denied,
+and the hand sends ``{"type": "approval_required", "run_id", "tool", "args", "reason", "digest",
+"expires_at", "expires_in"}`` first (``args`` as its gate shows them): the digest binds the exact
+arguments. Sending the same call again under a new run id with that ``approval`` before
+``expires_at`` (Unix seconds; ``expires_in``: the seconds left when it was sent) runs it once; an
+approval is spent by its first use, and one for other arguments (another digest) or an unknown,
+spent or expired one is refused with ``{"type": "approval_rejected", "run_id", "reason"}``. When
+the input ends (the connection dropped), running calls are aborted; the hand never re-runs
+anything by itself."""
 
 from __future__ import annotations
 
 import asyncio
 import contextvars
 import json
+import os
+import socket
 import sys
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
@@ -35,9 +43,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tether.agent import AbortController, AgentEvent, AgentTool, ToolExecutionUpdate, run_tool_call
-from tether.ai import TextContent, ToolCall, decode_json_line, parameters_schema
-from tether.gate import ApprovalRequest, Decision, Gate, Mode
-from tether.tools import create_coding_tools, wrap_tool_definition
+from tether.ai import TextContent, ToolCall, decode_json_line, parameters_schema, to_json
+from tether.gate import ApprovalRequest, Decision, Gate, Governance, Mode
+from tether.tools import BUILTIN_TOOL_NAMES, create_coding_tools, wrap_tool_definition
 
 __all__ = ["HAND_PROTOCOL", "serve_hand", "serve_hand_on_stdio"]
 
@@ -85,9 +93,11 @@ class _HandApprover:
                 "type": "approval_required",
                 "run_id": run_id,
                 "tool": request.tool_name,
+                "args": dict(request.args),
                 "reason": request.reason,
                 "digest": request.digest,
                 "expires_at": expires_at,
+                "expires_in": APPROVAL_SECONDS,
             }
         )
         return "deny_once"
@@ -114,9 +124,21 @@ def catalog(tools: Sequence[AgentTool]) -> list[dict[str, Any]]:
             "name": t.name,
             "description": t.description,
             "parameters": parameters_schema(t.parameters),
+            "governance": _announced_governance(t),
         }
         for t in tools
     ]
+
+
+def _announced_governance(tool: AgentTool) -> dict[str, Any] | None:
+    governance = tool.metadata.get("governance")
+    if tool.name not in BUILTIN_TOOL_NAMES or not isinstance(governance, Governance):
+        return None
+    return {
+        "builtin": tool.name,
+        "sandboxed": governance.sandboxed,
+        "review_schema": tool.metadata.get("review_schema"),
+    }
 
 
 async def serve_hand(
@@ -134,7 +156,16 @@ async def serve_hand(
     used: set[str] = set()
     running: dict[str, AbortController] = {}
     tasks: set[asyncio.Task[None]] = set()
-    send({"type": "hello", "protocol": HAND_PROTOCOL, "tools": catalog(tools)})
+    send(
+        {
+            "type": "hello",
+            "protocol": HAND_PROTOCOL,
+            "mode": mode,
+            "workspace": workspace,
+            "host": socket.gethostname(),
+            "tools": catalog(tools),
+        }
+    )
 
     async def run(run_id: str, tool_call: ToolCall, controller: AbortController) -> None:
         _RUN_ID.set(run_id)
@@ -158,6 +189,8 @@ async def serve_hand(
                     "run_id": run_id,
                     "is_error": result.is_error,
                     "text": _text(result),
+                    "content": json.loads(to_json(list(result.content))),
+                    "details": _json_details(result.details),
                 }
             )
         finally:
@@ -242,6 +275,14 @@ def _parse(line: str) -> dict[str, Any] | None:
     return value if isinstance(value, dict) else None
 
 
+def _json_details(details: Any) -> Any:
+    """``details`` as JSON, or ``None`` when they are not JSON-able."""
+    try:
+        return json.loads(to_json(details))
+    except (ValueError, TypeError):
+        return None
+
+
 def _text(result: Any) -> str:
     content = getattr(result, "content", None) or []
     return "".join(block.text for block in content if isinstance(block, TextContent))
@@ -250,7 +291,13 @@ def _text(result: Any) -> str:
 async def serve_hand_on_stdio(
     cwd: str, tool_names: Sequence[str], mode: Mode, *, sandbox: bool | None = None
 ) -> int:
-    """``tether hand --stdio``: the named tools for ``cwd`` served on stdin/stdout."""
+    """``tether hand --stdio``: the named tools for ``cwd`` served on stdin/stdout.
+
+    The SSH client variables are dropped first: with them, bash reads ``~/.bashrc`` for every
+    ``bash -c`` (as it does for a command run over SSH), so the bash tool here would behave
+    unlike the same tool run locally (and print what the rc file prints)."""
+    for variable in ("SSH_CLIENT", "SSH2_CLIENT"):
+        os.environ.pop(variable, None)
     definitions = create_coding_tools(cwd, names=tool_names, sandbox=sandbox)
     tools = [wrap_tool_definition(d) for d in definitions]
     loop = asyncio.get_running_loop()

@@ -7,6 +7,7 @@ protocol in :mod:`tether.tools.operations`; output truncation; the file mutation
 system prompt.
 """
 
+from ._builtin_governance import BUILTIN_TOOL_NAMES, PROVED_READ_ONLY, builtin_governance
 from ._coding_tools import create_coding_tools
 from ._definition import ToolContext, ToolDefinition, wrap_tool_definition
 from ._mutation_queue import with_file_mutation_queue
@@ -30,13 +31,16 @@ from .read import create_read_tool
 from .write import create_write_tool
 
 __all__ = [
+    "BUILTIN_TOOL_NAMES",
     "DEFAULT_MAX_BYTES",
     "DEFAULT_MAX_LINES",
+    "PROVED_READ_ONLY",
     "ContextFile",
     "ToolContext",
     "ToolDefinition",
     "TruncationResult",
     "build_system_prompt",
+    "builtin_governance",
     "create_bash_tool",
     "create_coding_tools",
     "create_edit_tool",

@@ -21,7 +21,7 @@ from ._definition import ToolDefinition
 from ._git_commands import git_write_reason
 from ._paths import resolve_path
 
-__all__ = ["PROVED_READ_ONLY", "govern_builtin"]
+__all__ = ["BUILTIN_TOOL_NAMES", "PROVED_READ_ONLY", "builtin_governance", "govern_builtin"]
 
 PROVED_READ_ONLY = "proved_read_only"
 """The argument an ``allow`` of the shell policy puts into a ``bash`` call (through
@@ -46,6 +46,9 @@ _EXPOSURE: dict[str, dict[str, Review]] = {
     "ls": {"path": Review.INCLUDE, "limit": Review.INCLUDE},
 }
 
+BUILTIN_TOOL_NAMES = frozenset(_EXPOSURE)
+"""The tools :func:`builtin_governance` knows."""
+
 _ACCESS: dict[str, Literal["read", "write"]] = {
     "read": "read",
     "grep": "read",
@@ -66,21 +69,27 @@ def govern_builtin(definition: ToolDefinition, cwd: str) -> ToolDefinition:
         key: {**spec, "x-review": exposure[key].value}
         for key, spec in schema.get("properties", {}).items()
     }
-    if name == "bash":
-        governance = Governance(
-            policy_check=_classify_command,
-            action_key=_normalised_command,
-            sandboxed=bool(definition.metadata.get("sandboxed", False)),
-            needs_person=_git_write,
-        )
-    else:
-        governance = Governance(policy_check=_path_check(cwd, _ACCESS[name]))
+    sandboxed = bool(definition.metadata.get("sandboxed", False))
+    governance = builtin_governance(name, cwd, sandboxed=sandboxed)
     return replace(
         definition,
         parameters={**schema, "properties": properties},
         governance=governance,
         metadata={**definition.metadata, CAPS_OWN_RESULT: True},  # each cuts with its own notice
     )
+
+
+def builtin_governance(name: str, cwd: str, *, sandboxed: bool = False) -> Governance:
+    """The governance of the built-in tool ``name`` working in ``cwd`` (a hand's tools are
+    governed with it on the caller's side too); ``KeyError`` for a name that is not built in."""
+    if name == "bash":
+        return Governance(
+            policy_check=_classify_command,
+            action_key=_normalised_command,
+            sandboxed=sandboxed,
+            needs_person=_git_write,
+        )
+    return Governance(policy_check=_path_check(cwd, _ACCESS[name]))
 
 
 def _path_check(
