@@ -24,12 +24,18 @@ from tether.session import (
     SessionStore,
     ThinkingLevelChangeEntry,
     find_context_files,
+    record_tasks,
     settle_interrupted_calls,
+    settle_lost_tasks,
 )
 from tether.tools import (
+    Task,
+    TaskEvent,
+    TaskManager,
     ToolDefinition,
     build_system_prompt,
     create_coding_tools,
+    task_end_announcement,
     wrap_tool_definition,
 )
 
@@ -79,6 +85,8 @@ class Runtime:
     detach: list[Any] = field(default_factory=list)
     remote: str | None = None
     """Where the tools run when not here: ``user@host[:port]:/path``."""
+    tasks: TaskManager = field(default_factory=TaskManager)
+    """This session's background tasks."""
 
     async def prompt(self, text: str) -> None:
         """Run ``text``; a context-overflow error compacts once and retries the turn."""
@@ -115,7 +123,13 @@ class Runtime:
             and CONTEXT_OVERFLOW_NOTE in (last.error_message or "")
         )
 
+    async def stop_tasks(self) -> list[Task]:
+        """Stop the running background tasks (each whole tree) and return them, ended."""
+        return await self.tasks.shutdown()
+
     def close(self) -> None:
+        """End the session; tasks still running are killed (their reapers end each tree)."""
+        self.tasks.kill_all()
         for unsubscribe in self.detach:
             unsubscribe()
         if self.session is not None:
@@ -152,10 +166,15 @@ def build_runtime(
     if settings.remote is not None:
         operations, tools_cwd = _open_remote(settings.remote)
         remote = f"{operations.address}:{tools_cwd}"
+    tasks = TaskManager()
     definitions = {
         d.name: d
         for d in create_coding_tools(
-            tools_cwd, names=settings.tools, sandbox=settings.sandbox, operations=operations
+            tools_cwd,
+            names=settings.tools,
+            sandbox=settings.sandbox,
+            operations=operations,
+            tasks=tasks,
         )
     }
     tools: list[AgentTool] = [wrap_tool_definition(d) for d in definitions.values()]
@@ -192,6 +211,8 @@ def build_runtime(
         settings, model, thinking, agent, gate, definitions, session, compactor, resumed
     )
     runtime.remote = remote
+    runtime.tasks = tasks
+    runtime.detach.append(tasks.subscribe(partial(_announce_task_end, agent)))
     if operations is not None:
         runtime.detach.append(operations.close_now)
     if mcp_servers is not None:
@@ -199,7 +220,19 @@ def build_runtime(
     if session is not None:
         _record_choices(session, model, thinking)
         runtime.detach.append(session.attach(agent, gate))
+        if resumed:
+            settle_lost_tasks(session, tasks)
+        runtime.detach.append(record_tasks(session, tasks, gate))
     return runtime
+
+
+def _announce_task_end(agent: Agent, event: TaskEvent) -> None:
+    """A task that ended unseen is told to the model at the start of its next turn, once."""
+    task = event.task
+    if event.type != "task_end" or task.seen_end:
+        return
+    task.seen_end = True
+    agent.steer(task_end_announcement(task))
 
 
 def _connect_mcp_servers() -> McpClients | None:

@@ -3,7 +3,8 @@
 Line 1 is the header; every later line is an entry whose ``parent_id`` links it into the tree,
 so branches share one file. :class:`SessionStore` finds and creates sessions, :class:`Session`
 appends entries (each line flushed before the call returns), rebuilds the context along the
-current branch, branches and forks, and records a running :class:`~tether.agent.Agent`.
+current branch, branches and forks, and records a running :class:`~tether.agent.Agent` and its
+background tasks.
 """
 
 from ._compaction import SUMMARY_INSTRUCTIONS, CompactionError, Compactor, estimate_tokens
@@ -24,12 +25,15 @@ from ._entries import (
 from ._interrupted import INTERRUPTED_CALL, NOT_STARTED_CALL, settle_interrupted_calls
 from ._session import Session, SessionError, compaction_message
 from ._store import SessionInfo, SessionStore, default_sessions_dir
+from ._tasks import TASK_END, TASK_START, record_tasks, settle_lost_tasks
 
 __all__ = [
     "CONTEXT_FILE_NAMES",
     "INTERRUPTED_CALL",
     "NOT_STARTED_CALL",
     "SUMMARY_INSTRUCTIONS",
+    "TASK_END",
+    "TASK_START",
     "ApprovalEntry",
     "CompactionEntry",
     "CompactionError",
@@ -51,5 +55,7 @@ __all__ = [
     "default_sessions_dir",
     "estimate_tokens",
     "find_context_files",
+    "record_tasks",
     "settle_interrupted_calls",
+    "settle_lost_tasks",
 ]
