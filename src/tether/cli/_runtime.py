@@ -30,16 +30,15 @@ from tether.session import (
 )
 from tether.tools import (
     Task,
-    TaskEvent,
     TaskManager,
     ToolDefinition,
     build_system_prompt,
     create_coding_tools,
-    task_end_announcement,
     wrap_tool_definition,
 )
 
 from ._model_choice import CommandError, choose_model
+from ._task_announcer import TaskAnnouncer
 
 if TYPE_CHECKING:
     from tether.mcp import McpClients
@@ -87,13 +86,22 @@ class Runtime:
     """Where the tools run when not here: ``user@host[:port]:/path``."""
     tasks: TaskManager = field(default_factory=TaskManager)
     """This session's background tasks."""
+    announcer: TaskAnnouncer = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.announcer = TaskAnnouncer(self.agent)
 
     async def prompt(self, text: str) -> None:
-        """Run ``text``; a context-overflow error compacts once and retries the turn."""
-        await self.agent.prompt(text)
-        if self._overflowed():
-            self.compactor.force_next = True
-            await self.agent.resume()
+        """Run ``text``; a context-overflow error compacts once and retries the turn.
+        Background tasks that ended unseen are told to the model first."""
+        self.announcer.before_prompt()
+        try:
+            await self.agent.prompt(text)
+            if self._overflowed():
+                self.compactor.force_next = True
+                await self.agent.resume()
+        finally:
+            self.announcer.after_run()
 
     def set_model(self, model: Model) -> None:
         """Use ``model`` from the next request on (recorded in the session)."""
@@ -212,7 +220,7 @@ def build_runtime(
     )
     runtime.remote = remote
     runtime.tasks = tasks
-    runtime.detach.append(tasks.subscribe(partial(_announce_task_end, agent)))
+    runtime.detach.append(tasks.subscribe(runtime.announcer.on_event))
     if operations is not None:
         runtime.detach.append(operations.close_now)
     if mcp_servers is not None:
@@ -224,15 +232,6 @@ def build_runtime(
             settle_lost_tasks(session, tasks)
         runtime.detach.append(record_tasks(session, tasks, gate))
     return runtime
-
-
-def _announce_task_end(agent: Agent, event: TaskEvent) -> None:
-    """A task that ended unseen is told to the model at the start of its next turn, once."""
-    task = event.task
-    if event.type != "task_end" or task.seen_end:
-        return
-    task.seen_end = True
-    agent.steer(task_end_announcement(task))
 
 
 def _connect_mcp_servers() -> McpClients | None:

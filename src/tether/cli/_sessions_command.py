@@ -8,7 +8,15 @@ from datetime import datetime
 from typing import Any
 
 from tether.ai import AssistantMessage, TextContent, ThinkingContent, ToolCall, ToolResultMessage
-from tether.session import ApprovalEntry, MessageEntry, SessionError, SessionStore
+from tether.session import (
+    TASK_END,
+    TASK_START,
+    ApprovalEntry,
+    CustomEntry,
+    MessageEntry,
+    SessionError,
+    SessionStore,
+)
 
 from ._runtime import CommandError
 
@@ -60,6 +68,12 @@ def _list(store: SessionStore, cwd: str | None) -> int:
 def _entry_line(entry: Any) -> str:
     if isinstance(entry, MessageEntry):
         return _message_line(entry.message)
+    if (
+        isinstance(entry, CustomEntry)
+        and entry.custom_type in (TASK_START, TASK_END)
+        and isinstance(entry.data, dict)
+    ):
+        return _task_line(entry.custom_type, entry.data)
     if isinstance(entry, ApprovalEntry):
         return (
             f"[approval] {entry.tool_name} {entry.decision} by {entry.decided_by}: {entry.reason}"
@@ -70,6 +84,22 @@ def _entry_line(entry: Any) -> str:
         else {}
     )
     return f"[{entry.type}] {fields}" if fields else f"[{entry.type}]"
+
+
+def _task_line(kind: str, data: dict[str, Any]) -> str:
+    task = f"task {data.get('task_id')}"
+    if kind == TASK_START:
+        approval = data.get("approval") or "not recorded"
+        return (
+            f"[{task} started] {data.get('command')} (pid {data.get('pid')}; {approval}; "
+            f"log {data.get('log_path')})"
+        )
+    status = data.get("status")
+    code = f" {data.get('exit_code')}" if status == "exited" else ""
+    runtime = data.get("runtime_s")
+    after = f" after {runtime:.1f} s" if isinstance(runtime, int | float) else ""
+    note = f"; {data['note']}" if data.get("note") else ""
+    return f"[{task} {status}{code}{after}] log {data.get('log_path')}{note}"
 
 
 def _message_line(message: Any) -> str:

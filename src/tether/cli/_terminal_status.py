@@ -2,8 +2,9 @@
 
 Model and thinking level, tokens in/out, cost, context use in % of the model's window (yellow
 from 70 %, red from 90 %), gate mode, whether bash runs in the sandbox, where the tools run (this
-machine, or the ``--remote`` host), and the session. When the terminal is narrow, the session,
-tokens and cost go first; model, context, gate, sandbox and a remote host stay.
+machine, or the ``--remote`` host), the running background tasks, and the session. When the
+terminal is narrow, the session, tokens and cost go first; model, context, gate, sandbox, running
+tasks and a remote host stay.
 """
 
 from __future__ import annotations
@@ -71,6 +72,7 @@ def status_line(runtime: Runtime, styler: Styler, width: int) -> str:
         (f"gate {gate}", "bold red" if gate == "yolo" else "", 0),
         (sandbox, "green" if sandbox == "sandbox on" else "yellow", 0),
         (where, "bold cyan" if runtime.remote else "", 0 if runtime.remote else 1),
+        *_running_tasks(runtime),
         (f"session {session_text}", "dim", 5),
     ]
     while len(_SEPARATOR.join(p[0] for p in parts)) > width - 1 and any(p[2] for p in parts):
@@ -83,6 +85,13 @@ def status_line(runtime: Runtime, styler: Styler, width: int) -> str:
         pieces.append((text, style))
     line = styler.join(pieces)
     return line
+
+
+def _running_tasks(runtime: Runtime) -> list[tuple[str, str, int]]:
+    running = runtime.tasks.running_count
+    if not running:
+        return []
+    return [(f"{running} task{'' if running == 1 else 's'} running (/tasks)", "bold yellow", 0)]
 
 
 def _count(tokens: int) -> str:
