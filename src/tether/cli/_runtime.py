@@ -220,7 +220,8 @@ def build_runtime(
     )
     runtime.remote = remote
     runtime.tasks = tasks
-    runtime.detach.append(tasks.subscribe(runtime.announcer.on_event))
+    runtime.detach.append(tasks.subscribe(runtime.announcer.on_task_event))
+    runtime.detach.append(agent.subscribe(runtime.announcer.on_agent_event))
     if operations is not None:
         runtime.detach.append(operations.close_now)
     if mcp_servers is not None:

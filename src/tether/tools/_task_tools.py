@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from tether.agent import CAPS_OWN_RESULT, AgentToolResult, ToolError, UpdateCallback
@@ -91,6 +91,7 @@ async def start_background_task(
             f"{task.runtime_limit:g} s kills it."
         )
     else:
+        task.seen_end = True
         head = f"Background task {task.id} ({pid}) ended: {describe_task(task)}."
     parts = [head, f"First output:\n{text}" if text else "No output yet."]
     if more or task.running:
@@ -136,13 +137,7 @@ _NEVER = re.compile(r"(?!)")
 
 
 def _task_output_tool(tasks: TaskManager) -> ToolDefinition:
-    async def execute(
-        tool_call_id: str,
-        params: dict[str, Any],
-        signal: AbortSignal,
-        on_update: UpdateCallback | None,
-        ctx: ToolContext,
-    ) -> AgentToolResult:
+    async def execute(params: dict[str, Any], signal: AbortSignal) -> AgentToolResult:
         task = _known_task(tasks, params.get("task_id"))
         since = params.get("since")
         if since is not None and (
@@ -216,13 +211,7 @@ def _task_output_tool(tasks: TaskManager) -> ToolDefinition:
 
 
 def _task_list_tool(tasks: TaskManager) -> ToolDefinition:
-    async def execute(
-        tool_call_id: str,
-        params: dict[str, Any],
-        signal: AbortSignal,
-        on_update: UpdateCallback | None,
-        ctx: ToolContext,
-    ) -> AgentToolResult:
+    async def execute(params: dict[str, Any], signal: AbortSignal) -> AgentToolResult:
         listed = tasks.tasks()
         if not listed:
             return AgentToolResult([TextContent("No background tasks in this session.")], {})
@@ -259,13 +248,7 @@ def _task_list_tool(tasks: TaskManager) -> ToolDefinition:
 
 
 def _task_cancel_tool(tasks: TaskManager) -> ToolDefinition:
-    async def execute(
-        tool_call_id: str,
-        params: dict[str, Any],
-        signal: AbortSignal,
-        on_update: UpdateCallback | None,
-        ctx: ToolContext,
-    ) -> AgentToolResult:
+    async def execute(params: dict[str, Any], signal: AbortSignal) -> AgentToolResult:
         task_id = params.get("task_id")
         if not isinstance(task_id, str) or not task_id.strip():
             raise ToolError("task_id must be a non-empty string.")
@@ -302,10 +285,21 @@ def _definition(
     description: str,
     properties: dict[str, Any],
     required: list[str],
-    execute: Callable[..., Any],
+    run: Callable[[dict[str, Any], AbortSignal], Awaitable[AgentToolResult]],
     snippet: str,
 ) -> ToolDefinition:
+    """A task tool: every parameter shown to the reviewer, no approval needed, its own caps."""
     reviewed = {key: {**spec, "x-review": Review.INCLUDE.value} for key, spec in properties.items()}
+
+    async def execute(
+        tool_call_id: str,
+        params: dict[str, Any],
+        signal: AbortSignal,
+        on_update: UpdateCallback | None,
+        ctx: ToolContext,
+    ) -> AgentToolResult:
+        return await run(params, signal)
+
     return ToolDefinition(
         name=name,
         label=label,
