@@ -183,7 +183,7 @@ def create_bash_tool(
         prompt_guidelines=[
             "Commands run without a terminal or input: pass flags such as --yes and avoid "
             "pagers, editors and prompts.",
-            _long_running_guideline(sandboxed, background=tasks is not None),
+            _long_running_guideline(active_sandbox, background=tasks is not None),
         ],
         metadata={"sandboxed": sandboxed},
     )
@@ -201,14 +201,21 @@ _BACKGROUND_PARAMETER = {
 }
 
 
-def _long_running_guideline(sandboxed: bool, *, background: bool) -> str:
+def _long_running_guideline(sandbox: BubblewrapSandbox | None, *, background: bool) -> str:
     if background:
+        isolated = sandbox is not None and not sandbox.allow_network
         return (
             "Give commands that may run long a timeout; start servers, watchers and long builds "
             "with background=true, wait for them with task_output(until=...), and cancel them "
             "with task_cancel when done."
+            + (
+                " Each sandboxed command has its own network: a server started in the "
+                "background is reachable only from within its own command."
+                if isolated
+                else ""
+            )
         )
-    if not sandboxed:
+    if sandbox is None:
         return (
             "Give commands that may run long a timeout; start servers in the background with "
             "their output redirected to a file so the call returns."
