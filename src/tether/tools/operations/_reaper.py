@@ -88,7 +88,7 @@ def main(argv: list[str]) -> int:
         finally:
             signal.pthread_sigmask(signal.SIG_UNBLOCK, _TERMINATING)
         code = _wait_for(command_pid)
-        if whole_tree:
+        if whole_tree and _has_children():
             _kill_tree(None)
         return code
     except _Terminate:
@@ -126,6 +126,18 @@ def _kill_tree(command_pid: int | None) -> None:
         if killed == 0 or time.monotonic() > deadline:
             return
         time.sleep(_SWEEP_PAUSE_SECONDS)
+
+
+def _has_children() -> bool:
+    """Whether anything is left below this process (zombies are reaped on the way), checked
+    without psutil so that a command that left nothing costs no import."""
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return False
+        if pid == 0:
+            return True
 
 
 def _reap_zombies() -> None:
