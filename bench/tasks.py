@@ -7,7 +7,7 @@
 - Start latency: ``bash(command="echo hi", background=true)`` until its result (the task has
   ended and its first output is in) and ``TaskManager.start`` alone (until the task runs, its
   pid known), each against a foreground ``bash(command="echo hi")`` measured side by side,
-  unsandboxed, in one process. Goal ≤ 1.5×.
+  unsandboxed, in one process. Goal ≤ 1.5x.
 """
 
 from __future__ import annotations
@@ -95,10 +95,10 @@ async def main() -> None:
         f"| task_output, nothing new | {poll:.1f} µs per call | ≤ 1000 µs |",
         f"| foreground bash `echo hi` | {fg:.1f} ms | — |",
         f"| bash background `echo hi`, until its result | {latency['background_result_ms']:.1f} ms"
-        f" ({latency['background_result_ms'] / fg:.2f}×) | ≤ 1.5× |",
+        f" ({latency['background_result_ms'] / fg:.2f}x) | ≤ 1.5x |",
         f"| TaskManager.start, until running (pid known) | "
         f"{latency['background_running_ms']:.1f} ms "
-        f"({latency['background_running_ms'] / fg:.2f}×) | — |",
+        f"({latency['background_running_ms'] / fg:.2f}x) | — |",
     ]
     text = "\n".join(lines) + "\n"
     print(text)
