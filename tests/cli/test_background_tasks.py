@@ -7,10 +7,12 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import signal
 import uuid
 from pathlib import Path
 
 import psutil
+import pytest
 from tests.ai.providers.loopback import LoopbackServer
 
 from .support import (
@@ -137,8 +139,9 @@ async def test_print_mode_stops_running_tasks_at_the_end_and_lists_them(tmp_path
     assert TICKER in plain.stderr
 
 
-async def test_kill_9_of_tether_leaves_no_process_of_three_tasks_daemons_included(
-    tmp_path: Path,
+@pytest.mark.parametrize("how", [signal.SIGKILL, signal.SIGINT], ids=["kill-9", "ctrl-c"])
+async def test_tether_killed_or_interrupted_leaves_no_process_of_three_tasks_daemons_included(
+    tmp_path: Path, how: signal.Signals
 ) -> None:
     home, project = tmp_path / "home", tmp_path / "project"
     project.mkdir()
@@ -172,10 +175,12 @@ async def test_kill_9_of_tether_leaves_no_process_of_three_tasks_daemons_include
         alive = processes_marked(marker)
         assert psutil.pid_exists(daemon_pid)
         assert len([p for p in alive if p.name() == "sleep"]) >= 3
-        process.kill()
+        process.send_signal(how)
         await process.wait()
     await wait_until_none_marked(marker)
     assert gone(daemon_pid)
+    if how != signal.SIGKILL:
+        return  # an interrupted run ends its tasks itself; a killed one leaves them to resume
 
     async with LoopbackServer(
         [tool_reply(("c5", "task_list", {})), text_reply("listed")]

@@ -286,3 +286,36 @@ async def test_a_gigabyte_of_output_keeps_the_result_and_the_log_within_their_ca
     start = await call(output, task_id="1", since=0)
     assert start.content[0].text.split("\n\n")[1].startswith("0123456789abcdef\n")
     assert grown < 200 * MIB
+
+
+class _StreamingExec:
+    """A backend's ``exec`` with nothing local about it (no pid, no reaper), as a remote
+    host's would be: prints a line every 10 ms until aborted or timed out."""
+
+    def create_output_file(self, prefix: str) -> Any:
+        raise OSError("no files here")
+
+    async def exec(self, command, *, cwd, on_output, timeout=None, signal=None, env=None):
+        from tether.tools.operations import ExecResult
+
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + (timeout or 1e9)
+        count = 0
+        while signal is None or not signal.aborted:
+            if loop.time() > deadline:
+                return ExecResult(None, timed_out=True)
+            count += 1
+            on_output(f"{command} {count}\n".encode())
+            await asyncio.sleep(0.01)
+        return ExecResult(None, aborted=True)
+
+
+async def test_tasks_run_through_any_bash_operations(tmp_path: Path, tasks: TaskManager) -> None:
+    bash, output, _, cancel = create_coding_tools(
+        str(tmp_path), names=("bash",), operations=_StreamingExec(), tasks=tasks
+    )
+    started = await call(bash, command="remote", background=True)
+    assert started.details["pid"] is None and "no local pid" in started.content[0].text
+    seen = await call(output, task_id="1", until="remote 50", wait_s=60)
+    assert seen.details["matched"] and seen.details["status"] == "running"
+    assert (await call(cancel, task_id="1")).details["status"] == "killed"
