@@ -259,7 +259,7 @@ class SlashCommands:
             return
         lines = []
         for task in listed:
-            lines.append(f"#{task.id} {task.status} · {describe_task(task)} · {task.command}")
+            lines.append(f"#{task.id} {describe_task(task)} · {task.command}")
             tail = task.tail_text(1024).rstrip("\n").splitlines()[-_TASK_LAST_LINES:]
             lines.extend(f"    {line}" for line in tail)
         self._show(lines)
