@@ -10,8 +10,9 @@ from typing import Any
 from pydantic_core import to_jsonable_python
 
 from tether.agent import AgentEvent, MessageUpdate
+from tether.tools import TaskEvent
 
-__all__ = ["dumps", "event_to_json"]
+__all__ = ["dumps", "event_to_json", "task_event_to_json"]
 
 
 def event_to_json(event: AgentEvent) -> dict[str, Any]:
@@ -19,6 +20,25 @@ def event_to_json(event: AgentEvent) -> dict[str, Any]:
     if isinstance(event, MessageUpdate) and isinstance(data.get("event"), dict):
         data["event"].pop("partial", None)
     return {"type": event.type, **{k: v for k, v in data.items() if k != "type"}}
+
+
+def task_event_to_json(event: TaskEvent) -> dict[str, Any]:
+    """``task_start`` / ``task_output`` / ``task_end`` as the json and rpc modes write them."""
+    task = event.task
+    data: dict[str, Any] = {"type": event.type, "task_id": task.id}
+    if event.type == "task_start":
+        data.update(command=task.command, pid=task.pid, log_path=task.log_path)
+    elif event.type == "task_output":
+        data.update(offset=event.offset, text=event.text)
+    else:
+        data.update(
+            status=task.status,
+            exit_code=task.exit_code,
+            runtime_s=round(task.runtime(), 3),
+            output_bytes=task.output_bytes,
+            log_path=task.log_path,
+        )
+    return data
 
 
 def dumps(data: Any) -> str:

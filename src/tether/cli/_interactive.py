@@ -20,6 +20,7 @@ from dataclasses import replace
 from typing import Any, Protocol
 
 from tether import __version__
+from tether.tools import TaskEvent, describe_task
 
 from ._model_choice import EMBEDDED_MODEL_NOTE
 from ._runtime import CommandError, RunSettings, Runtime, build_runtime
@@ -89,6 +90,7 @@ class InteractiveSession:
                 self.runtime.agent.abort()
                 self.approver.abort()
                 await asyncio.gather(self.run_task, return_exceptions=True)
+            await self.runtime.stop_tasks()
             self._detach()
             self.runtime.close()
         return 0
@@ -222,7 +224,22 @@ class InteractiveSession:
 
     def _attach(self, runtime: Runtime) -> Any:
         self.transcript.definitions = runtime.definitions
-        return runtime.agent.subscribe(self.transcript)
+        detach_agent = runtime.agent.subscribe(self.transcript)
+        detach_tasks = runtime.tasks.subscribe(self._task_changed)
+
+        def detach() -> None:
+            detach_agent()
+            detach_tasks()
+
+        return detach
+
+    def _task_changed(self, event: TaskEvent) -> None:
+        """The status line counts running tasks; a task's end is noted in the transcript."""
+        if event.type == "task_end":
+            task = event.task
+            self.transcript.note(f"Background task {task.id} {describe_task(task)}.", "dim")
+        if event.type != "task_output":
+            self.screen.invalidate()
 
     def _banner(self) -> None:
         runtime = self.runtime

@@ -3,8 +3,10 @@
 Print mode writes the final assistant text to stdout, progress to stderr when stderr is a
 terminal, and a summary line to stderr at the end; it exits 1 when the run ended in an error
 and 3 (:data:`TRUNCATED`) when the last reply was cut off by the output token limit.
-JSON mode writes the session header, then each agent event as one JSON line. In both, a call
-that needs approval is denied with a reason that says how to allow it (fail closed).
+JSON mode writes the session header, then each agent event (and each background task's
+``task_start`` / ``task_output`` / ``task_end``) as one JSON line. In both, a call that needs
+approval is denied with a reason that says how to allow it (fail closed). Background tasks still
+running when the run ends are stopped, whole trees, and listed in the summary.
 """
 
 from __future__ import annotations
@@ -14,8 +16,9 @@ from typing import TextIO
 
 from tether.agent import AgentEvent
 from tether.ai import AssistantMessage
+from tether.tools import TaskEvent
 
-from ._event_json import dumps, event_to_json
+from ._event_json import dumps, event_to_json, task_event_to_json
 from ._model_choice import EMBEDDED_MODEL_NOTE
 from ._progress import ProgressPrinter, RunStats
 from ._runtime import RunSettings, Runtime, build_runtime
@@ -68,11 +71,17 @@ async def run_print(
             stdout.write(dumps(event_to_json(event)) + "\n")
             stdout.flush()
 
+        def write_task_event(event: TaskEvent) -> None:
+            stdout.write(dumps(task_event_to_json(event)) + "\n")
+            stdout.flush()
+
         runtime.agent.subscribe(write_event)
+        runtime.tasks.subscribe(write_task_event)
     elif stderr.isatty():
         runtime.agent.subscribe(ProgressPrinter(runtime.definitions, stderr))
     try:
         await runtime.prompt(task)
+        stopped = await runtime.stop_tasks()
     finally:
         runtime.close()
     final = _last_assistant(runtime)
@@ -92,6 +101,11 @@ async def run_print(
         stderr.write(f"tether: {_truncation_note(runtime)}\n")
     if not json_lines:
         stderr.write(f"tether: {stats.summary()}\n")
+        for stopped_task in stopped:
+            stderr.write(
+                f"tether: stopped background task {stopped_task.id} at the end of the run "
+                f"(it ran {stopped_task.runtime():.1f} s): {stopped_task.command}\n"
+            )
         if runtime.remote:
             stderr.write(f"tether: tools ran on {runtime.remote}\n")
         if runtime.session is not None and unsaved is None:

@@ -1,11 +1,13 @@
 """RPC mode: JSON lines both ways, so an editor or another program can drive tether.
 
 In (stdin), one command per line: ``prompt``, ``steer``, ``follow_up`` (each with ``text``),
-``abort``, ``approval`` (``request_id``, ``decision``) and ``get_state``. Out (stdout): the
-session header, every agent event, an ``approval_request`` whenever the gate needs a person,
-and a ``response`` to each command (``success``, and ``error`` saying what was wrong). A line
-that is not a valid command gets an error response; nothing on stdin can crash the loop. At the
-end of input the current run finishes, with approvals still pending denied.
+``abort``, ``approval`` (``request_id``, ``decision``), ``task_cancel`` (``task_id``) and
+``get_state``. Out (stdout): the session header, every agent event, each background task's
+``task_start`` / ``task_output`` / ``task_end``, an ``approval_request`` whenever the gate
+needs a person, and a ``response`` to each command (``success``, and ``error`` saying what was
+wrong). A line that is not a valid command gets an error response; nothing on stdin can crash
+the loop. At the end of input the current run finishes, with approvals still pending denied,
+and background tasks still running are stopped.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from tether.agent import AgentEvent
 from tether.ai import decode_json_line
 from tether.gate import ApprovalRequest, Decision
 
-from ._event_json import dumps, event_to_json
+from ._event_json import dumps, event_to_json, task_event_to_json
 from ._print_mode import session_header
 from ._runtime import RunSettings, build_runtime
 
@@ -95,6 +97,7 @@ async def run_rpc(
         output.write(event_to_json(event))
 
     runtime.agent.subscribe(write_event)
+    runtime.tasks.subscribe(lambda event: output.write(task_event_to_json(event)))
     lines = _read_lines(stdin)
     running: asyncio.Task[Any] | None = None
     try:
@@ -109,6 +112,7 @@ async def run_rpc(
         approver.deny_all()
         if running is not None:
             await asyncio.gather(running, return_exceptions=True)
+        await runtime.stop_tasks()
     finally:
         runtime.close()
     return 0
@@ -167,17 +171,39 @@ def _handle(
             output.write(_failure(kind, f"no pending approval request {request_id!r}"))
         else:
             output.write(_success(kind))
+    elif kind == "task_cancel":
+        task_id = command.get("task_id")
+        if not isinstance(task_id, str) or not task_id:
+            output.write(_failure(kind, '"task_id" must be a non-empty string'))
+        else:
+            _cancel_task(runtime, output, task_id)
     elif kind == "get_state":
         output.write(_success(kind, state=_state(runtime, approver, busy)))
     else:
-        known = "prompt, steer, follow_up, abort, approval, get_state"
+        known = "prompt, steer, follow_up, abort, approval, task_cancel, get_state"
         output.write(_failure(kind, f"unknown command {kind!r}; known: {known}"))
     return running
 
 
+_cancelling: set[asyncio.Task[None]] = set()
+
+
+def _cancel_task(runtime: Any, output: _Output, task_id: str) -> None:
+    """Kill the task's tree, then answer with the outcome (``cancelled``, ``already_done``,
+    ``unknown_task``); other commands are read meanwhile."""
+
+    async def cancel() -> None:
+        outcome = await runtime.tasks.cancel(task_id)
+        output.write(_success("task_cancel", task_id=task_id, outcome=outcome))
+
+    pending = asyncio.ensure_future(cancel())
+    _cancelling.add(pending)
+    pending.add_done_callback(_cancelling.discard)
+
+
 async def _prompt(runtime: Any, output: _Output, text: str) -> None:
     """Run one prompt; a session that could not be written is told as an ``error`` event."""
-    await runtime.agent.prompt(text)
+    await runtime.prompt(text)
     session = runtime.session
     if session is not None and session.write_error is not None:
         output.write(
@@ -200,6 +226,7 @@ def _state(runtime: Any, approver: RpcApprover, busy: bool) -> dict[str, Any]:
         "session_path": session.path if session is not None else None,
         "pending_approvals": sorted(approver.pending),
         "hand": runtime.current_hand,
+        "running_tasks": [task.id for task in runtime.tasks.tasks() if task.running],
     }
 
 

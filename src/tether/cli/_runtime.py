@@ -32,9 +32,13 @@ from tether.session import (
     SessionStore,
     ThinkingLevelChangeEntry,
     find_context_files,
+    record_tasks,
     settle_interrupted_calls,
+    settle_lost_tasks,
 )
 from tether.tools import (
+    Task,
+    TaskManager,
     ToolDefinition,
     build_system_prompt,
     create_coding_tools,
@@ -44,6 +48,7 @@ from tether.tools import (
 from ._hands_wiring import REMOTE_HAND, open_hands, remote_hand
 from ._model_choice import CommandError, choose_model
 from ._skills_runtime import RunSkills, load_run_skills
+from ._task_announcer import TaskAnnouncer
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator
@@ -105,12 +110,24 @@ class Runtime:
     def current_hand(self) -> str | None:
         return self.hands.current if self.hands is not None else None
 
+    tasks: TaskManager = field(default_factory=TaskManager)
+    """This session's background tasks."""
+    announcer: TaskAnnouncer = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.announcer = TaskAnnouncer(self.agent)
+
     async def prompt(self, text: str) -> None:
-        """Run ``text``; a context-overflow error compacts once and retries the turn."""
-        await self.agent.prompt(text)
-        if self._overflowed():
-            self.compactor.force_next = True
-            await self.agent.resume()
+        """Run ``text``; a context-overflow error compacts once and retries the turn.
+        Background tasks that ended unseen are told to the model first."""
+        self.announcer.before_prompt()
+        try:
+            await self.agent.prompt(text)
+            if self._overflowed():
+                self.compactor.force_next = True
+                await self.agent.resume()
+        finally:
+            self.announcer.after_run()
 
     def set_model(self, model: Model) -> None:
         """Use ``model`` from the next request on (recorded in the session)."""
@@ -140,7 +157,13 @@ class Runtime:
             and CONTEXT_OVERFLOW_NOTE in (last.error_message or "")
         )
 
+    async def stop_tasks(self) -> list[Task]:
+        """Stop the running background tasks (each whole tree) and return them, ended."""
+        return await self.tasks.shutdown()
+
     def close(self) -> None:
+        """End the session; tasks still running are killed (their reapers end each tree)."""
+        self.tasks.kill_all()
         for unsubscribe in self.detach:
             unsubscribe()
         if self.session is not None:
@@ -171,10 +194,15 @@ def build_runtime(
         operations, tools_cwd = _open_remote(settings.remote)
         remote = f"{operations.address}:{tools_cwd}"
         through_hand = remote_hand(operations, tools_cwd, settings.tools)
+    tasks = TaskManager()
     definitions = {
         d.name: d
         for d in create_coding_tools(
-            tools_cwd, names=settings.tools, sandbox=settings.sandbox, operations=operations
+            tools_cwd,
+            names=settings.tools,
+            sandbox=settings.sandbox,
+            operations=operations,
+            tasks=tasks,
         )
     }
     from tether.skills import preserved_skills
@@ -234,6 +262,7 @@ def build_runtime(
     runtime.remote, runtime.skills, runtime.hands = remote, skills, hands
     if hands is not None:
         runtime.detach.append(hands.close_now)
+    _attach_tasks(runtime, tasks)
     if operations is not None:
         runtime.detach.append(operations.close_now)
     if mcp_servers is not None:
@@ -241,7 +270,17 @@ def build_runtime(
     if session is not None:
         _record_choices(session, model, thinking)
         runtime.detach.append(session.attach(agent, gate))
+        if resumed:
+            settle_lost_tasks(session, tasks)
+        runtime.detach.append(record_tasks(session, tasks, gate))
     return runtime
+
+
+def _attach_tasks(runtime: Runtime, tasks: TaskManager) -> None:
+    """The run's background tasks, and the announcer that tells the model when one ends."""
+    runtime.tasks = tasks
+    runtime.detach.append(tasks.subscribe(runtime.announcer.on_task_event))
+    runtime.detach.append(runtime.agent.subscribe(runtime.announcer.on_agent_event))
 
 
 def _open_checked_session(settings: RunSettings, cwd: str) -> tuple[Session | None, bool]:

@@ -12,6 +12,8 @@ from typing import Any
 from tether.ai import AssistantMessage, TextContent, ThinkingContent, ToolCall, ToolResultMessage
 from tether.session import (
     CALL_STARTED,
+    TASK_END,
+    TASK_START,
     ApprovalEntry,
     CustomEntry,
     MessageEntry,
@@ -74,6 +76,12 @@ def _entry_line(entry: Any) -> str:
     if isinstance(entry, CustomEntry) and entry.custom_type == "hand":
         name = entry.data.get("name") if isinstance(entry.data, dict) else entry.data
         return f"[hand] {name} is the current hand"
+    if (
+        isinstance(entry, CustomEntry)
+        and entry.custom_type in (TASK_START, TASK_END)
+        and isinstance(entry.data, dict)
+    ):
+        return _task_line(entry.custom_type, entry.data)
     if isinstance(entry, ApprovalEntry):
         return (
             f"[approval] {entry.tool_name} {entry.decision} by {entry.decided_by}: {entry.reason}"
@@ -106,6 +114,22 @@ def _ran_on(details: Any) -> str:
         return ""
     name, address = ran_on.get("hand"), ran_on.get("address")
     return f" on hand {name} ({address})" if name else f" on {address}"
+
+
+def _task_line(kind: str, data: dict[str, Any]) -> str:
+    task = f"task {data.get('task_id')}"
+    if kind == TASK_START:
+        approval = data.get("approval") or "not recorded"
+        return (
+            f"[{task} started] {data.get('command')} (pid {data.get('pid')}; {approval}; "
+            f"log {data.get('log_path')})"
+        )
+    status = data.get("status")
+    code = f" {data.get('exit_code')}" if status == "exited" else ""
+    runtime = data.get("runtime_s")
+    after = f" after {runtime:.1f} s" if isinstance(runtime, int | float) else ""
+    note = f"; {data['note']}" if data.get("note") else ""
+    return f"[{task} {status}{code}{after}] log {data.get('log_path')}{note}"
 
 
 def _message_line(message: Any) -> str:

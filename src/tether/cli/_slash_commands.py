@@ -5,6 +5,7 @@ the session file); ``/new``, ``/resume`` and ``/fork`` replace the session; ``/c
 summarises the older part of the context now; ``/export`` writes the session as HTML;
 ``/skills`` lists the skills (``/skills trust`` loads the workspace's own) and ``/skill:NAME``
 loads one into the conversation.
+``/tasks`` lists the background tasks and ``/tasks kill ID`` stops one (its whole tree).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from collections.abc import Callable
 from typing import Any, Final, Protocol
 
 from tether.ai import AbortController, AssistantMessage, TextContent, UserMessage
+from tether.tools import describe_task
 
 from ._runtime import CommandError, RunSettings, Runtime
 from ._terminal_output import Transcript
@@ -35,11 +37,13 @@ COMMANDS: Final = {
     "export": "Write this session as one HTML page: /export [FILE].",
     "skills": "The skills here and their state; /skills trust loads this workspace's own.",
     "skill": "Load a skill into the conversation: /skill:NAME [what to do with it].",
+    "tasks": "Background tasks with their last lines; /tasks kill ID stops one.",
     "new": "Start a new, empty session.",
     "help": "These commands and the keys.",
     "quit": "Leave tether (also Ctrl-D, or Ctrl-C twice).",
 }
-_WHILE_RUNNING: Final = frozenset({"help", "quit", "session", "tools", "gate"})
+_WHILE_RUNNING: Final = frozenset({"help", "quit", "session", "tools", "gate", "tasks"})
+_TASK_LAST_LINES: Final = 3
 _GATE_MODES: Final = {
     "strict": "only calls the policies allow run; anything needing approval is denied",
     "normal": "calls that need approval ask you (in the sandbox, bash runs unasked)",
@@ -70,7 +74,7 @@ class SlashCommands:
     def __init__(self, host: CommandHost) -> None:
         self.host = host
         self._listed: list[str] = []
-        self._tasks: set[asyncio.Task[None]] = set()
+        self._jobs: set[asyncio.Task[None]] = set()
 
     def run(self, line: str) -> None:
         name, _, argument = line[1:].strip().partition(" ")
@@ -264,8 +268,8 @@ class SlashCommands:
         host.abort_activity = controller.abort
         host.transcript.start_activity(describe)
         task = asyncio.ensure_future(compact())
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+        self._jobs.add(task)
+        task.add_done_callback(self._jobs.discard)
 
     def _export(self, argument: str) -> None:
         from tether.ai.providers import open_private
@@ -340,6 +344,44 @@ class SlashCommands:
             ) from None
         self._say(f"Skill {name} loaded into the conversation.", "green")
         self.host.start(f"{content}\n\n{task.strip()}" if task.strip() else content)
+
+    def _tasks(self, argument: str) -> None:
+        tasks = self.host.runtime.tasks
+        action, _, task_id = argument.partition(" ")
+        if action == "kill":
+            self._kill_task(task_id.strip())
+            return
+        if action:
+            raise CommandError(f"/tasks {argument}: use /tasks, or /tasks kill ID.")
+        listed = tasks.tasks()
+        if not listed:
+            self._say("No background tasks in this session.")
+            return
+        lines = []
+        for task in listed:
+            lines.append(f"#{task.id} {describe_task(task)} · {task.command}")
+            tail = task.tail_text(1024).rstrip("\n").splitlines()[-_TASK_LAST_LINES:]
+            lines.extend(f"    {line}" for line in tail)
+        self._show(lines)
+        self._say("/tasks kill ID stops one, with every process it started.")
+
+    def _kill_task(self, task_id: str) -> None:
+        if not task_id:
+            raise CommandError("/tasks kill ID: which task? /tasks lists them.")
+        tasks = self.host.runtime.tasks
+
+        async def kill() -> None:
+            outcome = await tasks.cancel(task_id)
+            if outcome == "cancelled":
+                self._say(f"Task {task_id} killed, with every process it started.", "green")
+            elif outcome == "already_done":
+                self._say(f"Task {task_id} had already ended.")
+            else:
+                self._say(f"No background task {task_id} in this session.", "red")
+
+        pending = asyncio.ensure_future(kill())
+        self._jobs.add(pending)
+        pending.add_done_callback(self._jobs.discard)
 
     # -- showing ---------------------------------------------------------------------------------
 

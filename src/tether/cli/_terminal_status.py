@@ -4,8 +4,9 @@ Model and thinking level, tokens in/out (unknown, not 0, when the server reports
 context use in % of the model's window (yellow from 70 %, red from 90 %), gate mode, whether
 bash runs in the sandbox (and, when not, whether commands the shell policy allowed still run in
 the read-only jail), where the tools run (this machine, or the ``--remote`` host), how many
-skills the conversation loaded, and the session. When the terminal is narrow, the session,
-tokens and cost go first; model, context, gate, sandbox and a remote host stay.
+skills the conversation loaded, the running background tasks, and the session. When the
+terminal is narrow, the session, tokens and cost go first; model, context, gate, sandbox,
+running tasks and a remote host stay.
 """
 
 from __future__ import annotations
@@ -88,6 +89,7 @@ def status_line(runtime: Runtime, styler: Styler, width: int) -> str:
         (sandbox, "green" if sandbox == "sandbox on" else "yellow", 0),
         (where, "bold cyan" if where != "tools here" else "", 0 if where != "tools here" else 1),
         *([(_skills_loaded(loaded), "", 3)] if (loaded := _loaded_skills(runtime)) else []),
+        *_running_tasks(runtime),
         (f"session {session_text}", "dim", 5),
     ]
     while len(_SEPARATOR.join(p[0] for p in parts)) > width - 1 and any(p[2] for p in parts):
@@ -100,6 +102,13 @@ def status_line(runtime: Runtime, styler: Styler, width: int) -> str:
         pieces.append((text, style))
     line = styler.join(pieces)
     return line
+
+
+def _running_tasks(runtime: Runtime) -> list[tuple[str, str, int]]:
+    running = runtime.tasks.running_count
+    if not running:
+        return []
+    return [(f"{running} task{'' if running == 1 else 's'} running (/tasks)", "bold yellow", 0)]
 
 
 def _loaded_skills(runtime: Runtime) -> int:

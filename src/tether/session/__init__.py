@@ -3,7 +3,8 @@
 Line 1 is the header; every later line is an entry whose ``parent_id`` links it into the tree,
 so branches share one file. :class:`SessionStore` finds and creates sessions, :class:`Session`
 appends entries (each line flushed before the call returns), rebuilds the context along the
-current branch, branches and forks, and records a running :class:`~tether.agent.Agent`.
+current branch, branches and forks, and records a running :class:`~tether.agent.Agent` and its
+background tasks.
 """
 
 from ._compaction import (
@@ -35,6 +36,7 @@ from ._interrupted import (
 )
 from ._session import Session, SessionError, compaction_message
 from ._store import SessionInfo, SessionStore, default_sessions_dir
+from ._tasks import TASK_END, TASK_START, record_tasks, settle_lost_tasks
 
 __all__ = [
     "CALL_STARTED",
@@ -42,6 +44,8 @@ __all__ = [
     "INTERRUPTED_CALL",
     "NOT_STARTED_CALL",
     "SUMMARY_INSTRUCTIONS",
+    "TASK_END",
+    "TASK_START",
     "ApprovalEntry",
     "CompactionEntry",
     "CompactionError",
@@ -64,5 +68,7 @@ __all__ = [
     "default_sessions_dir",
     "estimate_tokens",
     "find_context_files",
+    "record_tasks",
     "settle_interrupted_calls",
+    "settle_lost_tasks",
 ]

@@ -3,7 +3,8 @@
 :class:`ToolDefinition` (an :class:`~tether.agent.AgentTool` plus prompt text, rendering and
 governance, with a ``ctx`` argument injected by :func:`wrap_tool_definition`); the built-in coding
 tools read, write, edit, bash, grep, find and ls, each reaching the system only through its
-protocol in :mod:`tether.tools.operations`; output truncation; the file mutation queue; and the
+protocol in :mod:`tether.tools.operations`; background tasks (:class:`TaskManager` and the
+task tools); output truncation; the file mutation queue; and the
 system prompt.
 """
 
@@ -13,6 +14,22 @@ from ._definition import ToolContext, ToolDefinition, wrap_tool_definition
 from ._mutation_queue import with_file_mutation_queue
 from ._paths import resolve_path
 from ._system_prompt import ContextFile, build_system_prompt
+from ._task_log import LogSlice, TaskLog
+from ._task_tools import (
+    TASK_TOOL_NAMES,
+    create_task_tools,
+    describe_task,
+    task_end_announcement,
+)
+from ._tasks import (
+    CancelOutcome,
+    Task,
+    TaskEvent,
+    TaskLimitError,
+    TaskLimits,
+    TaskManager,
+    TaskStatus,
+)
 from ._truncate import (
     DEFAULT_MAX_BYTES,
     DEFAULT_MAX_LINES,
@@ -35,7 +52,17 @@ __all__ = [
     "DEFAULT_MAX_BYTES",
     "DEFAULT_MAX_LINES",
     "PROVED_READ_ONLY",
+    "TASK_TOOL_NAMES",
+    "CancelOutcome",
     "ContextFile",
+    "LogSlice",
+    "Task",
+    "TaskEvent",
+    "TaskLimitError",
+    "TaskLimits",
+    "TaskLog",
+    "TaskManager",
+    "TaskStatus",
     "ToolContext",
     "ToolDefinition",
     "TruncationResult",
@@ -48,9 +75,12 @@ __all__ = [
     "create_grep_tool",
     "create_ls_tool",
     "create_read_tool",
+    "create_task_tools",
     "create_write_tool",
+    "describe_task",
     "format_size",
     "resolve_path",
+    "task_end_announcement",
     "truncate_head",
     "truncate_line",
     "truncate_tail",

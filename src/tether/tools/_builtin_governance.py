@@ -32,7 +32,7 @@ _EXPOSURE: dict[str, dict[str, Review]] = {
     "read": {"path": Review.INCLUDE, "offset": Review.INCLUDE, "limit": Review.INCLUDE},
     "write": {"path": Review.INCLUDE, "content": Review.REDACT},
     "edit": {"path": Review.INCLUDE, "edits": Review.REDACT},
-    "bash": {"command": Review.INCLUDE, "timeout": Review.INCLUDE},
+    "bash": {"command": Review.INCLUDE, "timeout": Review.INCLUDE, "background": Review.INCLUDE},
     "grep": {
         "pattern": Review.INCLUDE,
         "path": Review.INCLUDE,
@@ -87,7 +87,7 @@ def builtin_governance(name: str, cwd: str, *, sandboxed: bool = False) -> Gover
             policy_check=_classify_command,
             action_key=_normalised_command,
             sandboxed=sandboxed,
-            needs_person=_git_write,
+            needs_person=_bash_needs_person,
         )
     return Governance(policy_check=_path_check(cwd, _ACCESS[name]))
 
@@ -112,9 +112,23 @@ def _classify_command(args: Mapping[str, Any], policies: Policies) -> Verdict:
     return replace(verdict, prepared={**(verdict.prepared or {}), PROVED_READ_ONLY: True})
 
 
-def _git_write(args: Mapping[str, Any], policies: Policies) -> str | None:
-    return git_write_reason(str(args.get("command", "")))
+def _bash_needs_person(args: Mapping[str, Any], policies: Policies) -> str | None:
+    """A git write, or a background command the shell policy does not prove read-only: such a
+    process outlives the turn the person saw, so neither the sandbox nor the reviewer decides."""
+    command = str(args.get("command", ""))
+    reasons = [git_write_reason(command)]
+    if args.get("background") is True:
+        verdict = policies.shell.classify(command)
+        if verdict.decision != "allow":
+            reasons.append(
+                "a background task that is not proven read-only needs a person to start it "
+                "(it keeps running after this turn)"
+            )
+    return "; ".join(reason for reason in reasons if reason) or None
 
 
 def _normalised_command(args: Mapping[str, Any], policies: Policies) -> str:
-    return policies.shell.normalize(str(args.get("command", "")))
+    """What the command does; a background start is a different action than a foreground run
+    (allowing one for the session does not allow the other)."""
+    normalised = policies.shell.normalize(str(args.get("command", "")))
+    return f"background\x00{normalised}" if args.get("background") is True else normalised

@@ -6,6 +6,8 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from ._definition import ToolDefinition
+from ._task_tools import create_task_tools
+from ._tasks import TaskManager
 from .bash import create_bash_tool
 from .edit import create_edit_tool
 from .find import create_find_tool
@@ -33,12 +35,15 @@ def create_coding_tools(
     names: Iterable[str] = ("read", "bash", "edit", "write"),
     operations: Any = None,
     sandbox: bool | None = None,
+    tasks: TaskManager | None = None,
 ) -> list[ToolDefinition]:
     """Create the named built-in tools for ``cwd``, in the order given.
 
     ``operations`` (an object implementing the tools' operations protocols, such as
     ``LocalOperations`` or a remote backend) is handed to every tool; ``None`` is this machine.
-    ``sandbox`` goes to ``bash`` (``None``: bubblewrap where it works).
+    ``sandbox`` goes to ``bash`` (``None``: bubblewrap where it works). With ``tasks`` and
+    ``bash`` named, bash runs background tasks in that manager and the task tools
+    (``task_output``, ``task_list``, ``task_cancel``) follow the named tools.
     """
     chosen = list(names)
     unknown = [name for name in chosen if name not in BUILTIN_TOOL_FACTORIES]
@@ -53,6 +58,8 @@ def create_coding_tools(
     for name in chosen:
         options: dict[str, Any] = {"operations": operations}
         if name == "bash":
-            options["sandbox"] = sandbox
+            options.update(sandbox=sandbox, tasks=tasks)
         tools.append(BUILTIN_TOOL_FACTORIES[name](cwd, **options))
+    if tasks is not None and "bash" in chosen:
+        tools.extend(create_task_tools(tasks))
     return tools

@@ -49,6 +49,8 @@ from ._git_commands import git_write_reason
 from ._output_spill import OutputView, SpillingOutput
 from ._paths import resolve_path
 from ._rendering import CALL_RENDERERS, RESULT_RENDERERS
+from ._task_tools import start_background_task
+from ._tasks import TaskManager
 from ._truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, format_size
 from .operations._local_exec import LocalExecOperations
 from .operations._protocols import BashOperations, ExecResult, OutputFile
@@ -67,6 +69,7 @@ def create_bash_tool(
     operations: BashOperations | None = None,
     sandbox: bool | None = None,
     default_timeout: float | None = None,
+    tasks: TaskManager | None = None,
 ) -> ToolDefinition:
     """The ``bash`` tool, running commands in ``cwd``.
 
@@ -78,6 +81,8 @@ def create_bash_tool(
     (as :class:`LocalExecOperations` made with one has), and ``sandbox=True`` / ``False``
     must agree with that or ``ValueError`` is raised.
     ``default_timeout`` (seconds) applies when the model gives no ``timeout``.
+    With ``tasks`` the tool takes ``background``: the command becomes a task of that manager
+    (:mod:`._task_tools`), its ``timeout`` the task's runtime limit.
     """
     if default_timeout is not None and not _is_valid_timeout(default_timeout):
         raise ValueError(
@@ -103,6 +108,21 @@ def create_bash_tool(
             timeout = default_timeout
         elif not _is_valid_timeout(timeout):
             raise ToolError(f"timeout must be a finite number of seconds above 0, got {timeout!r}.")
+        jailed = jail is not None and params.get(PROVED_READ_ONLY) is True
+        runner = LocalExecOperations(sandbox=jail) if jailed else _runner_for(ops, command)
+        if params.get("background") is True:
+            if tasks is None:
+                raise ToolError("This bash tool cannot run commands in the background.")
+            return await start_background_task(
+                tasks,
+                runner,  # an allowed background command runs in the read-only jail too
+                command,
+                cwd=working_directory,
+                timeout=params.get("timeout"),
+                tool_call_id=tool_call_id,
+                sandboxed=sandboxed,
+                signal=signal,
+            )
         output = SpillingOutput(_output_file_maker(ops))
         progress = _ThrottledProgress(on_update, lambda: _partial_result(output.view()))
 
@@ -110,8 +130,6 @@ def create_bash_tool(
             output.feed(chunk)
             progress.output_arrived()
 
-        jailed = jail is not None and params.get(PROVED_READ_ONLY) is True
-        runner = LocalExecOperations(sandbox=jail) if jailed else _runner_for(ops, command)
         try:
             try:
                 result = await runner.exec(
@@ -165,6 +183,7 @@ def create_bash_tool(
                     "description": "Seconds after which the command and every process it "
                     f"started are killed. {timeout_default}",
                 },
+                **(_BACKGROUND_PARAMETER if tasks is not None else {}),
             },
             "required": ["command"],
         },
@@ -173,11 +192,7 @@ def create_bash_tool(
         prompt_guidelines=[
             "Commands run without a terminal or input: pass flags such as --yes and avoid "
             "pagers, editors and prompts.",
-            "Give commands that may run long a timeout; start servers in the background with "
-            "their output redirected to a file so the call returns."
-            if not sandboxed
-            else "Give commands that may run long a timeout. Background processes end when "
-            "the command returns, so start a server and use it in the same command.",
+            _long_running_guideline(active_sandbox, background=tasks is not None),
         ],
         metadata={"sandboxed": sandboxed, "read_only_jail": jail is not None},
     )
@@ -197,6 +212,42 @@ def _read_only_jail(
     if BubblewrapSandbox.available():
         return BubblewrapSandbox(workspace).read_only_jail()
     return None
+
+
+_BACKGROUND_PARAMETER = {
+    "background": {
+        "type": "boolean",
+        "description": "Run as a background task (a server, a watcher, a long build): the call "
+        "returns at once with a task id, the pid and the first output; read on with "
+        "task_output, stop it with task_cancel. timeout is then its runtime limit. A command "
+        "that is not read-only needs a person's approval to start in the background.",
+    }
+}
+
+
+def _long_running_guideline(sandbox: BubblewrapSandbox | None, *, background: bool) -> str:
+    if background:
+        isolated = sandbox is not None and not sandbox.allow_network
+        return (
+            "Give commands that may run long a timeout; start servers, watchers and long builds "
+            "with background=true, wait for them with task_output(until=...), and cancel them "
+            "with task_cancel when done."
+            + (
+                " Each sandboxed command has its own network: a server started in the "
+                "background is reachable only from within its own command."
+                if isolated
+                else ""
+            )
+        )
+    if sandbox is None:
+        return (
+            "Give commands that may run long a timeout; start servers in the background with "
+            "their output redirected to a file so the call returns."
+        )
+    return (
+        "Give commands that may run long a timeout. Background processes end when the command "
+        "returns, so start a server and use it in the same command."
+    )
 
 
 def _runner_for(ops: BashOperations, command: str) -> BashOperations:

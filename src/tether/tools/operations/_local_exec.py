@@ -55,12 +55,13 @@ _REAPER_GRACE_SECONDS = 8.0
 _Outcome = Literal["exited", "timed_out", "aborted"]
 
 
-def reaped_argv(argv: Sequence[str]) -> list[str]:
+def reaped_argv(argv: Sequence[str], *, whole_tree: bool = False) -> list[str]:
     """``argv`` run under the reaper (:mod:`._reaper`), for a process started with
     ``start_new_session=True`` whose whole tree must die with it: a ``SIGTERM`` to it, or the
     death of the thread that started it, kills every descendant (``setsid`` ones included). The
     command keeps the reaper's stdin, stdout, stderr, working directory and environment."""
-    return [sys.executable, "-I", _REAPER_SCRIPT, str(os.getpid()), *argv]
+    tree = ["--whole-tree"] if whole_tree else []  # also what it leaves running when it exits
+    return [sys.executable, "-I", _REAPER_SCRIPT, *tree, str(os.getpid()), *argv]
 
 
 class LocalExecOperations:
@@ -88,11 +89,16 @@ class LocalExecOperations:
         timeout: float | None = None,
         signal: AbortSignal | None = None,
         env: Mapping[str, str] | None = None,
+        on_start: Callable[[int], None] | None = None,
+        kill_leftovers: bool = False,
     ) -> ExecResult:
         """Run ``command`` and stream its merged output to ``on_output`` chunk by chunk.
 
-        ``env`` replaces the environment (``None`` inherits this process's). A missing ``cwd``
-        raises ``FileNotFoundError`` whose ``filename`` is ``cwd``, before anything is started.
+        ``on_start(pid)`` is called once the command's owner process (the root of its tree)
+        runs; ``kill_leftovers`` kills what the command left running when it exits (both for
+        background tasks, :mod:`tether.tools._tasks`). ``env`` replaces the environment
+        (``None`` inherits this process's). A missing ``cwd`` raises ``FileNotFoundError``
+        whose ``filename`` is ``cwd``, before anything is started.
         An exception raised by ``on_output`` is re-raised once the command has finished.
         """
         if not os.path.isdir(cwd):
@@ -101,11 +107,14 @@ class LocalExecOperations:
             return ExecResult(None, aborted=True)
         argv = [shutil.which("bash") or "/bin/sh", "-c", command]
         environment = dict(env) if env is not None else None
+        task = _TaskOptions(on_start, kill_leftovers)
         if self.sandbox is None:
-            return await self._run(argv, cwd, environment, on_output, timeout, signal)
+            return await self._run(argv, cwd, environment, on_output, timeout, signal, task)
         environment = self.sandbox.environment(os.environ if env is None else env)
         with self.sandbox.command(argv, cwd=cwd) as sandboxed:
-            result = await self._run(sandboxed.argv, cwd, environment, on_output, timeout, signal)
+            result = await self._run(
+                sandboxed.argv, cwd, environment, on_output, timeout, signal, task
+            )
         notices = []
         if sandboxed.quarantined:
             notices.append(_quarantine_notice(self.sandbox.workspace, sandboxed.quarantined))
@@ -125,11 +134,12 @@ class LocalExecOperations:
         on_output: Callable[[bytes], None],
         timeout: float | None,
         signal: AbortSignal | None,
+        task: _TaskOptions,
     ) -> ExecResult:
         read_fd, write_fd = os.pipe()
         try:
             process = await asyncio.create_subprocess_exec(
-                *reaped_argv(argv),
+                *reaped_argv(argv, whole_tree=task.kill_leftovers),
                 stdin=asyncio.subprocess.DEVNULL,
                 stdout=write_fd,
                 stderr=asyncio.subprocess.STDOUT,
@@ -144,6 +154,8 @@ class LocalExecOperations:
             os.close(write_fd)
         reader = _PipeReader(read_fd, on_output)
         try:
+            if task.on_start is not None:
+                task.on_start(process.pid)
             outcome = await _wait_for_exit(process, timeout, signal)
             if outcome != "exited":
                 await _kill_tree(process)
@@ -157,6 +169,12 @@ class LocalExecOperations:
         if outcome == "exited":
             return ExecResult(process.returncode)
         return ExecResult(None, timed_out=outcome == "timed_out", aborted=outcome == "aborted")
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class _TaskOptions:
+    on_start: Callable[[int], None] | None = None
+    kill_leftovers: bool = False
 
 
 class _LocalOutputFile:

@@ -1,6 +1,7 @@
 """The small process that owns one shell command, so the command's whole tree can be killed.
 
-Run as ``python -I _reaper.py PARENT_PID SHELL -c COMMAND`` by :class:`LocalExecOperations`
+Run as ``python -I _reaper.py [--whole-tree] PARENT_PID SHELL -c COMMAND`` by
+:class:`LocalExecOperations`
 (by path, so it never imports tether and starts in milliseconds; ``psutil`` is imported only
 when there is something to kill).
 
@@ -21,7 +22,9 @@ What the caller may rely on:
   ``os.environ``, so the original block is read from ``/proc/self/environ``) and default
   dispositions for the signals Python ignores (``SIGPIPE``, ``SIGXFSZ``).
 - When the command exits this process exits at once with its exit code (``128 + N`` when signal
-  ``N`` killed it). Daemons the command left behind are not touched.
+  ``N`` killed it). Daemons the command left behind are not touched — unless ``--whole-tree``
+  (background tasks): then they are killed like on ``SIGTERM`` before this process exits, so a
+  task never leaves an orphan.
 - ``SIGTERM``, ``SIGINT`` or ``SIGHUP`` — and the death of the parent, through
   ``PR_SET_PDEATHSIG`` — mean "kill the whole tree": it SIGKILLs the command's process group, then
   SIGKILLs every living descendant until none is left, reaps the zombies, and exits.
@@ -56,6 +59,9 @@ def _raise_terminate(signum: int, frame: FrameType | None) -> None:
 
 
 def main(argv: list[str]) -> int:
+    whole_tree = argv[1] == "--whole-tree"
+    if whole_tree:
+        argv = argv[1:]
     parent_pid = int(argv[1])
     command = argv[2:]
     for signum in _TERMINATING:
@@ -81,7 +87,10 @@ def main(argv: list[str]) -> int:
             return 127
         finally:
             signal.pthread_sigmask(signal.SIG_UNBLOCK, _TERMINATING)
-        return _wait_for(command_pid)
+        code = _wait_for(command_pid)
+        if whole_tree and _has_children():
+            _kill_tree(None)
+        return code
     except _Terminate:
         _kill_tree(command_pid)
         return 128 + signal.SIGKILL
@@ -117,6 +126,18 @@ def _kill_tree(command_pid: int | None) -> None:
         if killed == 0 or time.monotonic() > deadline:
             return
         time.sleep(_SWEEP_PAUSE_SECONDS)
+
+
+def _has_children() -> bool:
+    """Whether anything is left below this process (zombies are reaped on the way), checked
+    without psutil so that a command that left nothing costs no import."""
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return False
+        if pid == 0:
+            return True
 
 
 def _reap_zombies() -> None:
