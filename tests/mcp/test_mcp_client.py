@@ -304,6 +304,39 @@ async def test_tether_as_a_client_of_tether_mcp_serve_over_http(home, sessions, 
         await asyncio.wait_for(serve.wait(), 10)
 
 
+@pytest.mark.parametrize("sent", [None, "Bearer not-the-token"])
+async def test_a_server_that_wants_a_token_says_how_to_send_one(home, tmp_path, sent):
+    served = tmp_path / "served-home"
+    serve = await asyncio.create_subprocess_exec(
+        f"{BIN}/tether",
+        *("mcp", "serve", "--transport", "http", "--port", "0", "--tools", "read"),
+        *("--cwd", str(tmp_path), "--no-sandbox"),
+        env={**os.environ, "TETHER_HOME": str(served)},
+        stdin=asyncio.subprocess.DEVNULL,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    try:
+        assert serve.stderr is not None
+        line = (await asyncio.wait_for(serve.stderr.readline(), 30)).decode()
+        url = line.rsplit(" ", 1)[-1].strip()
+        headers = f'headers = {{ Authorization = "{sent}" }}\n' if sent else ""
+        _configure(home, f'[mcp.servers.peer]\nurl = "{url}"\n{headers}')
+        listed = await asyncio.create_subprocess_exec(
+            f"{BIN}/tether",
+            *("mcp", "list"),
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.STDOUT,
+        )
+        out, _ = await asyncio.wait_for(listed.communicate(), 60)
+        text = out.decode()
+        assert "HTTP 401 Unauthorized" in text, text
+        assert "refused the token sent" in text if sent else "wants a token" in text
+        assert 'headers = { Authorization = "Bearer TOKEN" } in [mcp.servers.peer]' in text
+    finally:
+        serve.terminate()
+        await asyncio.wait_for(serve.wait(), 10)
+
+
 def test_an_unreadable_pin_store_is_an_error_not_a_fresh_start(tmp_path):
     path = tmp_path / "mcp-pins.json"
     path.write_text("{not json", encoding="utf-8")

@@ -78,6 +78,8 @@ class ServerConnection:
         self._requests: asyncio.Queue[_Request | None] = asyncio.Queue()
         self._owner: asyncio.Task[None] | None = None
         self._scope: anyio.CancelScope | None = None
+        self._refusals: list[int] = []
+        """HTTP 401/403 answers of a url server (the SDK's error does not carry the status)."""
         self._relist: Callable[[], object] | None = None
 
     async def open(self) -> list[mcp_types.Tool]:
@@ -193,7 +195,8 @@ class ServerConnection:
                 raise ServerGone("closed while it started")
         except BaseException as exc:
             if not ready.done():
-                ready.set_exception(_connect_error(config, exc, self.errlog))
+                refused = self._refusals[-1] if self._refusals else None
+                ready.set_exception(_connect_error(config, exc, self.errlog, refused))
             elif not isinstance(exc, Exception):
                 raise
             else:
@@ -302,7 +305,7 @@ class ServerConnection:
 
         config = self.config
         if config.url is not None:
-            return _http_target(config.url, config.headers, stack) if config.headers else config.url
+            return _http_target(config.url, config.headers or {}, stack, self._refusals)
         assert config.command is not None
         from tether.tools.operations import reaped_argv
 
@@ -320,13 +323,24 @@ class ServerConnection:
         return stdio_client(parameters, errlog=errlog)
 
 
-def _http_target(url: str, headers: dict[str, str], stack: AsyncExitStack) -> Any:
+def _http_target(
+    url: str, headers: dict[str, str], stack: AsyncExitStack, refusals: list[int]
+) -> Any:
     """Streamable HTTP sending ``headers`` with every request (an ``Authorization`` for one):
-    the SDK takes them on an ``httpx2.AsyncClient`` of the caller's, given its usual timeouts."""
+    the SDK takes them on an ``httpx2.AsyncClient`` of the caller's, given its usual timeouts.
+    A 401 or 403 is noted in ``refusals`` (the SDK reports only "an error response")."""
     import httpx2
     from mcp.client.streamable_http import streamable_http_client
 
-    http = httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(30.0, read=300.0))
+    async def note_refusal(response: httpx2.Response) -> None:
+        if response.status_code in (401, 403):
+            refusals.append(response.status_code)
+
+    http = httpx2.AsyncClient(
+        headers=headers,
+        timeout=httpx2.Timeout(30.0, read=300.0),
+        event_hooks={"response": [note_refusal]},
+    )
     stack.push_async_callback(http.aclose)
     return streamable_http_client(url, http_client=http)
 
@@ -379,12 +393,28 @@ def _cancel_scope_if_cancelled(
         request.scope.cancel()
 
 
-def _connect_error(config: McpServerConfig, exc: BaseException, errlog: Path | None) -> Exception:
+def _connect_error(
+    config: McpServerConfig, exc: BaseException, errlog: Path | None, refused: int | None = None
+) -> Exception:
     while isinstance(exc, BaseExceptionGroup):
         exc = exc.exceptions[0]
     reason = str(exc) or type(exc).__name__
+    if refused is not None:
+        reason = _refusal_reason(config, refused)
     where = f" (its stderr: {errlog})" if errlog is not None and config.url is None else ""
     return ConnectionError(f"{_server_label(config)}: {reason}{where}")
+
+
+def _refusal_reason(config: McpServerConfig, status: int) -> str:
+    """What a person does about a server that refused tether: send (another) token."""
+    sent = any(name.lower() == "authorization" for name in config.headers or {})
+    what = "refused the token sent" if sent else "wants a token"
+    return (
+        f"HTTP {status} {'Unauthorized' if status == 401 else 'Forbidden'}: the server {what};"
+        f' set headers = {{ Authorization = "Bearer TOKEN" }} in [mcp.servers.{config.name}]'
+        " (for tether mcp serve on this machine, TOKEN is in the mcp-token file of its data"
+        " directory, printed when it starts)"
+    )
 
 
 def _server_label(config: McpServerConfig) -> str:
