@@ -66,6 +66,10 @@ def run_command(args: Any) -> int:
         from ._skills_command import run_skills
 
         return run_skills(args)
+    if args.command in ("runs", "worker"):
+        from ._runs_command import run_durable
+
+        return run_durable(args)
     raise CommandError(f"unknown command {args.command!r}")
 
 

@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any, Literal
 
-from tether.agent import CAPS_OWN_RESULT
+from tether.agent import CAPS_OWN_RESULT, IDEMPOTENT
 from tether.gate import Governance, Policies, Review, Verdict
 
 from ._definition import ToolDefinition
@@ -69,11 +69,14 @@ def govern_builtin(definition: ToolDefinition, cwd: str) -> ToolDefinition:
         )
     else:
         governance = Governance(policy_check=_path_check(cwd, _ACCESS[name]))
+    metadata = {**definition.metadata, CAPS_OWN_RESULT: True}  # each cuts with its own notice
+    if _ACCESS.get(name) == "read":
+        metadata[IDEMPOTENT] = True  # a durable run may run it again after a crash
     return replace(
         definition,
         parameters={**schema, "properties": properties},
         governance=governance,
-        metadata={**definition.metadata, CAPS_OWN_RESULT: True},  # each cuts with its own notice
+        metadata=metadata,
     )
 
 
