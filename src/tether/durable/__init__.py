@@ -26,7 +26,7 @@ from ._engine import (
 )
 
 if TYPE_CHECKING:
-    from ._approvals import ANSWERS, DurableApprover
+    from ._approvals import ANSWERS, DurableApprover, approval_topic
     from ._runs import RunInfo, RunsClient
     from ._steps import DurableRun, call_digest
     from ._workflow import BuiltRun, RunBuilder, RunRefused, serve_worker
@@ -44,6 +44,7 @@ __all__ = [
     "RunInfo",
     "RunRefused",
     "RunsClient",
+    "approval_topic",
     "call_digest",
     "database_url",
     "engine_info",
@@ -53,6 +54,7 @@ __all__ = [
 _LAZY = {
     "ANSWERS": "._approvals",
     "DurableApprover": "._approvals",
+    "approval_topic": "._approvals",
     "RunInfo": "._runs",
     "RunsClient": "._runs",
     "DurableRun": "._steps",
