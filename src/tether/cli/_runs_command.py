@@ -68,8 +68,9 @@ def _build_run(spec: dict[str, Any], run_id: str, approver: Any) -> Any:
 
     path = run_session_path(run_id)
     os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
-    if os.path.exists(path):
-        os.unlink(path)  # the durable record is the truth: the log is written again from it
+    previous = f"{path}.previous"
+    if os.path.exists(path):  # the durable record is the truth: the log is written again from
+        os.replace(path, previous)  # it, the earlier one kept until this run may go on
     settings = RunSettings(
         cwd=str(spec["cwd"]),
         model=spec.get("model"),
@@ -79,7 +80,12 @@ def _build_run(spec: dict[str, Any], run_id: str, approver: Any) -> Any:
         sandbox=False if spec.get("no_sandbox") else None,
     )
     runtime = build_runtime(settings, approver)
-    return BuiltRun(runtime.agent, runtime.gate, runtime.close)
+
+    def restore() -> None:
+        if os.path.exists(previous):
+            os.replace(previous, path)
+
+    return BuiltRun(runtime.agent, runtime.gate, runtime.close, restore)
 
 
 def run_session_path(run_id: str) -> str:

@@ -39,11 +39,13 @@ CANCEL_POLL_SECONDS = 0.5
 
 @dataclass(slots=True)
 class BuiltRun:
-    """What a :data:`RunBuilder` returns: the agent, its gate, and how to release it."""
+    """What a :data:`RunBuilder` returns: the agent, its gate, how to release it, and how to
+    put back what building it replaced (the run's earlier log) when the run is refused."""
 
     agent: Agent
     gate: Gate
     close: Callable[[], None]
+    restore: Callable[[], None] = lambda: None
 
 
 RunBuilder = Callable[[dict[str, Any], str, Approver], BuiltRun]
@@ -78,6 +80,7 @@ async def run_workflow(spec: dict[str, Any]) -> dict[str, Any]:
     run_id = DBOS.workflow_id or ""
     durable = DurableRun(gate=None)  # type: ignore[arg-type]
     built = _builder(spec, run_id, DurableApprover(durable, _approval_expiry))
+    refused = False
     try:
         durable.gate = built.gate
         built.gate.approval_timeout = None  # the durable approver's expiry governs
@@ -102,6 +105,7 @@ async def run_workflow(spec: dict[str, Any]) -> dict[str, Any]:
 
         record = await _run_record(describe)
         if record["catalog_digest"] != digest:
+            refused = True
             raise RunRefused(
                 f"run {run_id} was started with catalog {record['catalog_digest'][:19]} "
                 f"(tether {record['tether_version']}) and this worker offers {digest[:19]} "
@@ -118,6 +122,8 @@ async def run_workflow(spec: dict[str, Any]) -> dict[str, Any]:
         return _outcome(agent, durable)
     finally:
         built.close()
+        if refused:
+            built.restore()
 
 
 async def _allow_all(*_: Any) -> None:
