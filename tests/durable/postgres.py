@@ -50,10 +50,11 @@ def postgres_cluster() -> Iterator[str]:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.PIPE, "check": True}
     subprocess.run(
         _as_owner([str(binaries / "initdb"), "-D", str(data), "-A", "trust", "-U", "postgres"]),
-        **quiet,  # type: ignore[call-overload]
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        check=True,
     )
     options = f"-c listen_addresses=127.0.0.1 -p {port} -k {data} -c max_connections=200"
     subprocess.run(
@@ -70,7 +71,9 @@ def postgres_cluster() -> Iterator[str]:
                 "start",
             ]
         ),
-        **quiet,  # type: ignore[call-overload]
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        check=True,
     )
     try:
         yield f"postgresql://postgres@127.0.0.1:{port}/tether"
