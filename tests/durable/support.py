@@ -15,6 +15,8 @@ import json
 import os
 import re
 import signal
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -192,3 +194,24 @@ async def submit(task: str, queue: str, env: dict[str, str], cwd: Path, *extra: 
         cwd=cwd,
     )
     return out.strip()
+
+
+@dataclass
+class Scene:
+    """A durable test's world: the model, ``TETHER_HOME``, the workspace, the environment."""
+
+    model: StatefulModel
+    home: Path
+    work: Path
+    env: dict[str, str]
+
+
+@asynccontextmanager
+async def scene(
+    tmp_path: Path, *, pause: float = 0.0, db: str | None = None
+) -> AsyncIterator[Scene]:
+    home, work = tmp_path / "home", tmp_path / "work"
+    work.mkdir()
+    async with StatefulModel(work, pause=pause) as model:
+        prepare_home(home, model.url)
+        yield Scene(model, home, work, durable_env(home, db))

@@ -12,16 +12,7 @@ from dbos import DBOSClient
 
 from tether.durable import approval_topic
 
-from .support import (
-    StatefulModel,
-    Worker,
-    durable_env,
-    prepare_home,
-    submit,
-    tether,
-    transcript,
-    wait_for_runs,
-)
+from .support import Scene, Worker, scene, submit, tether, transcript, wait_for_runs
 
 
 async def wait_for_pending(run_id: str, env: dict[str, str], cwd: Path) -> str:
@@ -33,18 +24,15 @@ async def wait_for_pending(run_id: str, env: dict[str, str], cwd: Path) -> str:
     raise AssertionError(f"run {run_id} never asked: {shown}")
 
 
-async def refused(*args: str, env: dict[str, str], cwd: Path) -> str:
+async def refused(*args: str, s: Scene) -> str:
     with pytest.raises(AssertionError) as failure:
-        await tether(*args, env=env, cwd=cwd)
+        await tether(*args, env=s.env, cwd=s.work)
     return str(failure.value)
 
 
 async def test_an_approval_outlives_the_worker_and_binds_to_its_call(tmp_path: Path) -> None:
-    home, work = tmp_path / "home", tmp_path / "work"
-    work.mkdir()
-    async with StatefulModel(work) as model:
-        prepare_home(home, model.url)
-        env = durable_env(home)
+    async with scene(tmp_path) as s:
+        env, work = s.env, s.work
         run_id = await submit("run a: 1 steps", "q", env, work)
         worker = await Worker("q", env, work).start()
         shown = await wait_for_pending(run_id, env, work)
@@ -55,11 +43,9 @@ async def test_an_approval_outlives_the_worker_and_binds_to_its_call(tmp_path: P
         worker = await Worker("q", env, work).start()
         try:
             assert "waiting for approval" in await wait_for_pending(run_id, env, work)
-            other = await refused(
-                "runs", "approve", run_id, "call_x", "allow_once", env=env, cwd=work
-            )
+            other = await refused("runs", "approve", run_id, "call_x", "allow_once", s=s)
             assert "waits on call call_a_0, not call_x" in other
-            client = DBOSClient(system_database_url=f"sqlite:///{home / 'durable.sqlite'}")
+            client = DBOSClient(system_database_url=f"sqlite:///{s.home / 'durable.sqlite'}")
             try:  # an answer for other arguments, on this call's topic, is discarded
                 forged = {"tool_call_id": "call_a_0", "digest": "0" * 64, "decision": "allow_once"}
                 client.send(run_id, forged, topic=approval_topic(digest))
@@ -67,7 +53,7 @@ async def test_an_approval_outlives_the_worker_and_binds_to_its_call(tmp_path: P
                 client.destroy()
             await asyncio.sleep(1.0)
             assert "waiting for approval" in await wait_for_pending(run_id, env, work)
-            assert model.side_effects() == []
+            assert s.model.side_effects() == []
 
             said = await tether(
                 "runs", "approve", run_id, "call_a_0", "allow_once", env=env, cwd=work
@@ -76,30 +62,24 @@ async def test_an_approval_outlives_the_worker_and_binds_to_its_call(tmp_path: P
             statuses = await wait_for_runs([run_id], env, work)
         finally:
             await worker.stop()
-        again = await refused(
-            "runs", "approve", run_id, "call_a_0", "allow_once", env=env, cwd=work
-        )
+        again = await refused("runs", "approve", run_id, "call_a_0", "allow_once", s=s)
         assert "not waiting for an approval" in again and "used once" in again
     assert statuses[run_id] == "SUCCESS"
-    assert model.side_effects() == ["start a:0", "end a:0"]  # ran once
-    results = [m for m in transcript(home, run_id) if m["role"] == "tool_result"]
+    assert s.model.side_effects() == ["start a:0", "end a:0"]  # ran once
+    results = [m for m in transcript(s.home, run_id) if m["role"] == "tool_result"]
     assert len(results) == 1 and not results[0]["is_error"]
 
 
 async def test_an_unanswered_approval_expires_as_a_denial(tmp_path: Path) -> None:
-    home, work = tmp_path / "home", tmp_path / "work"
-    work.mkdir()
-    async with StatefulModel(work) as model:
-        prepare_home(home, model.url)
-        env = durable_env(home)
-        run_id = await submit("run e: 1 steps", "q", env, work)
-        worker = await Worker("q", env, work, "--approval-expiry", "1").start()
+    async with scene(tmp_path) as s:
+        run_id = await submit("run e: 1 steps", "q", s.env, s.work)
+        worker = await Worker("q", s.env, s.work, "--approval-expiry", "1").start()
         try:
-            statuses = await wait_for_runs([run_id], env, work)
+            statuses = await wait_for_runs([run_id], s.env, s.work)
         finally:
             await worker.stop()
     assert statuses[run_id] == "SUCCESS"
-    assert model.side_effects() == []
-    results = [m for m in transcript(home, run_id) if m["role"] == "tool_result"]
+    assert s.model.side_effects() == []
+    results = [m for m in transcript(s.home, run_id) if m["role"] == "tool_result"]
     assert results[0]["is_error"]
     assert "nobody answered the approval before it expired" in results[0]["content"][0]["text"]

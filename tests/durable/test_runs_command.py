@@ -7,15 +7,7 @@ import asyncio
 import os
 from pathlib import Path
 
-from .support import (
-    StatefulModel,
-    Worker,
-    durable_env,
-    prepare_home,
-    submit,
-    tether,
-    wait_for_runs,
-)
+from .support import Worker, scene, submit, tether, wait_for_runs
 from .test_approvals import wait_for_pending
 
 
@@ -33,11 +25,8 @@ def running_commands(marker: str) -> list[str]:
 
 
 async def test_cancel_ends_the_run_and_kills_its_tool_processes(tmp_path: Path) -> None:
-    home, work = tmp_path / "home", tmp_path / "work"
-    work.mkdir()
-    async with StatefulModel(work, pause=41.5) as model:
-        prepare_home(home, model.url)
-        env = durable_env(home)
+    async with scene(tmp_path, pause=41.5) as s:
+        env, work, model = s.env, s.work, s.model
         run_id = await submit("run c: 2 steps", "q", env, work, "--gate", "yolo")
         worker = await Worker("q", env, work).start()
         try:
@@ -62,11 +51,8 @@ async def test_cancel_ends_the_run_and_kills_its_tool_processes(tmp_path: Path) 
 async def test_runs_show_the_engine_and_a_record_and_refuse_another_catalog(
     tmp_path: Path,
 ) -> None:
-    home, work = tmp_path / "home", tmp_path / "work"
-    work.mkdir()
-    async with StatefulModel(work) as model:
-        prepare_home(home, model.url)
-        env = durable_env(home)
+    async with scene(tmp_path) as s:
+        env, work, model, home = s.env, s.work, s.model, s.home
         run_id = await submit("run k: 1 steps", "q", env, work)
         listing = await tether("runs", "list", env=env, cwd=work)
         database = home / "durable.sqlite"

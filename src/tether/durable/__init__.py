@@ -23,6 +23,7 @@ from ._engine import (
     EngineInfo,
     database_url,
     engine_info,
+    use_sqlite_wal,
 )
 
 if TYPE_CHECKING:
@@ -49,6 +50,7 @@ __all__ = [
     "database_url",
     "engine_info",
     "serve_worker",
+    "use_sqlite_wal",
 ]
 
 _LAZY = {

@@ -23,6 +23,7 @@ __all__ = [
     "database_url",
     "engine_info",
     "load_dbos",
+    "use_sqlite_wal",
 ]
 
 WORKFLOW_NAME = "tether.durable.run"
@@ -90,3 +91,22 @@ def engine_info(url: str) -> EngineInfo:
     user = f"{parts.username}@" if parts.username else ""
     port = f":{parts.port}" if parts.port else ""
     return EngineInfo(engine, f"PostgreSQL {user}{parts.hostname}{port}{parts.path}")
+
+
+def use_sqlite_wal() -> None:
+    """Every SQLite connection this process opens from here on writes ahead (``WAL``) and syncs
+    at checkpoints (``synchronous=NORMAL``): a commit is one write, not three fsyncs. A killed
+    process loses nothing committed; a power cut may lose the last commits, so runs that must
+    survive the machine belong on PostgreSQL. (SQLAlchemy's ``connect`` event, for every engine,
+    because DBOS makes its own.)"""
+    import sqlite3
+
+    import sqlalchemy
+
+    def configure(connection: object, _record: object) -> None:
+        if isinstance(connection, sqlite3.Connection):
+            connection.execute("PRAGMA journal_mode=WAL")
+            connection.execute("PRAGMA synchronous=NORMAL")
+
+    if not sqlalchemy.event.contains(sqlalchemy.engine.Engine, "connect", configure):
+        sqlalchemy.event.listen(sqlalchemy.engine.Engine, "connect", configure)

@@ -122,7 +122,8 @@ class DurableRun:
             self.current_call, self.current_digest = call.id, call_digest(call.name, ctx.args)
             result = inner(ctx, signal)
             outcome = await result if isinstance(result, Awaitable) else result
-            record = self.gate.records[-1] if self.gate.records else None
+            records = self.gate.records
+            record = records[-1] if records and records[-1].tool_call_id == call.id else None
             reason = outcome.reason if outcome is not None else None
             if call.id in self.expired:
                 reason = "Denied: nobody answered the approval before it expired."

@@ -27,7 +27,13 @@ from tether.ai import AssistantMessage
 from tether.gate import Approver, Catalog, Gate
 
 from ._approvals import DurableApprover
-from ._engine import DEFAULT_APPROVAL_EXPIRY, WORKFLOW_NAME, DurableError, engine_info
+from ._engine import (
+    DEFAULT_APPROVAL_EXPIRY,
+    WORKFLOW_NAME,
+    DurableError,
+    engine_info,
+    use_sqlite_wal,
+)
 from ._steps import DurableRun
 
 __all__ = ["BuiltRun", "RunBuilder", "RunRefused", "serve_worker"]
@@ -171,6 +177,8 @@ def serve_worker(
     if concurrency < 1:
         raise DurableError(f"--concurrency must be 1 or more, got {concurrency}")
     _builder, _database, _approval_expiry = builder, url, approval_expiry
+    if url.startswith("sqlite:"):
+        use_sqlite_wal()
     DBOS(
         config={
             "name": "tether",
