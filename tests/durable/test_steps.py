@@ -19,9 +19,11 @@ def crash_run(tmp_path: Path, crash: str) -> tuple[list[dict[str, Any]], list[st
     db, log = tmp_path / "runs.sqlite", tmp_path / "tools.log"
     command = [sys.executable, "-m", "tests.durable.crash_program", str(db), str(log), crash]
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), str(ROOT)])}
-    first = subprocess.run(command, env=env, cwd=ROOT, capture_output=True, timeout=60)
+    first = subprocess.run(command, check=False, env=env, cwd=ROOT, capture_output=True, timeout=60)
     assert first.returncode == -9, first.stderr  # killed inside the tool
-    second = subprocess.run(command, env=env, cwd=ROOT, capture_output=True, timeout=60)
+    second = subprocess.run(
+        command, check=False, env=env, cwd=ROOT, capture_output=True, timeout=60
+    )
     assert second.returncode == 0, second.stderr
     results = [json.loads(line) for line in second.stdout.decode().splitlines()]
     return results, log.read_text().split()
