@@ -27,3 +27,14 @@ async def test_every_file_tool_runs_on_the_given_operations():
 def test_unknown_names_are_refused_with_the_built_in_list():
     with pytest.raises(ValueError, match="Unknown tool name"):
         create_coding_tools("/work", names=("read", "reed"))
+
+
+def test_the_read_only_tools_declare_themselves_idempotent_and_the_others_do_not(tmp_path):
+    from tether.agent import IDEMPOTENT
+
+    names = ("read", "grep", "find", "ls", "bash", "edit", "write")
+    tools = {
+        d.name: wrap_tool_definition(d) for d in create_coding_tools(str(tmp_path), names=names)
+    }
+    declared = {name for name, tool in tools.items() if tool.metadata.get(IDEMPOTENT)}
+    assert declared == {"read", "grep", "find", "ls"}

@@ -23,6 +23,7 @@ from ._truncate import (
     truncate_tail,
 )
 from ._types import (
+    IDEMPOTENT,
     AfterToolCallContext,
     AfterToolCallHook,
     AfterToolCallResult,
@@ -55,6 +56,7 @@ __all__ = [
     "CAPS_OWN_RESULT",
     "DEFAULT_MAX_BYTES",
     "DEFAULT_MAX_LINES",
+    "IDEMPOTENT",
     "AbortController",
     "AbortError",
     "AbortSignal",

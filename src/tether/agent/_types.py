@@ -27,6 +27,7 @@ from tether.ai import (
 from ._truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES
 
 __all__ = [
+    "IDEMPOTENT",
     "AfterToolCallContext",
     "AfterToolCallHook",
     "AfterToolCallResult",
@@ -56,6 +57,11 @@ __all__ = [
 ]
 
 ExecutionMode: TypeAlias = Literal["parallel", "sequential"]
+
+IDEMPOTENT = "idempotent"
+"""``AgentTool.metadata`` key: true when running the call twice does what running it once does
+(the read-only tools). A durable run re-runs such a call after a crash instead of answering it
+``interrupted``."""
 
 AgentMessage: TypeAlias = Message | Any
 """A transcript entry: an LLM message, or an application message that ``convert_to_llm`` maps."""

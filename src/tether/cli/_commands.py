@@ -81,6 +81,10 @@ def run_command(args: Any) -> int:
         from ._hands_command import run_hands
 
         return run_hands(args)
+    if args.command in ("runs", "worker"):
+        from ._runs_command import run_durable
+
+        return run_durable(args)
     raise CommandError(f"unknown command {args.command!r}")
 
 

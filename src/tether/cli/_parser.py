@@ -30,6 +30,9 @@ commands:
   tether mcp serve|list|accept        tether's tools as an MCP server; configured MCP servers
   tether skills list|show|validate|trust  Agent Skills here; trust the project's own
   tether hands list|check NAME        the hands of config.toml ([hands.NAME]): tools, gate, host
+  tether runs submit --queue Q -p "task"  a durable run (DBOS), printed id; returns at once
+  tether worker --queue Q --concurrency N  run queue Q's durable runs (survive kill -9)
+  tether runs list|show RUN|approve RUN CALL DECISION|cancel RUN|logs RUN
 
 In print and json modes nobody can answer an approval: a call that needs one is denied
 (fail closed) unless --gate yolo. Exit status: 0 done, 1 the run failed, 2 a usage problem,
@@ -54,6 +57,8 @@ environment:
                                       models.toml)
   TETHER_HOME                         one directory for everything below, instead of the
                                       platform's user config and data directories
+  TETHER_DB                           durable runs' database: sqlite:///PATH (default
+                                      durable.sqlite in the data directory) or postgresql://…
 
 files (config directory: $TETHER_HOME, else e.g. ~/.config/tether):
   models.toml     providers and models        config.toml   default model, MCP servers, hands
@@ -138,6 +143,7 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("--html", metavar="FILE", required=True)
     _add_mcp_commands(commands)
     _add_skills_commands(commands)
+    _add_durable_commands(commands)
     hand = commands.add_parser("hand", help="serve this host's governed tools to a caller")
     hand.add_argument("--stdio", action="store_true", required=True, help="JSON lines on stdio")
     hand.add_argument("--gate", choices=GATE_MODES, default="normal", help="gate mode (normal)")
@@ -150,6 +156,49 @@ def build_parser() -> argparse.ArgumentParser:
     check_hand = hands_actions.add_parser("check", help="connect one hand and describe it")
     check_hand.add_argument("name", metavar="NAME")
     return parser
+
+
+def _add_durable_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    worker = commands.add_parser("worker", help="run a queue's durable runs (docs/durable.md)")
+    worker.add_argument("--queue", required=True, metavar="NAME", help="the queue to drain")
+    worker.add_argument(
+        "--concurrency", type=int, default=1, metavar="N", help="runs at once here (1)"
+    )
+    worker.add_argument(
+        "--id",
+        dest="executor_id",
+        default="local",
+        metavar="NAME",
+        help="this worker's name; a restarted worker recovers the runs its name left (local)",
+    )
+    worker.add_argument(
+        "--approval-expiry",
+        type=float,
+        default=24 * 3600.0,
+        metavar="SECONDS",
+        help="how long a run waits for a person before denying (86400)",
+    )
+    runs = commands.add_parser("runs", help="submit, list, show, approve, cancel durable runs")
+    actions = runs.add_subparsers(dest="action", metavar="ACTION", required=True)
+    submit = actions.add_parser("submit", help="enqueue a run; prints its id at once")
+    submit.add_argument("--queue", required=True, metavar="NAME")
+    submit.add_argument("-p", "--print", dest="prompt", required=True, metavar="TASK")
+    submit.add_argument("--cwd", metavar="DIR", help="where the run works (default: here)")
+    submit.add_argument("--model", metavar="PROVIDER/ID")
+    submit.add_argument("--gate", choices=GATE_MODES, default=None, help="gate mode (normal)")
+    submit.add_argument("--tools", default=None, metavar="LIST", help=f"default {DEFAULT_TOOLS}")
+    submit.add_argument("--no-sandbox", action="store_true", help="run bash without bubblewrap")
+    actions.add_parser("list", help="every run, newest first, with the engine and database")
+    for name, text in (
+        ("show", "a run's status, record, pending approval and steps"),
+        ("cancel", "end a run and kill its tool processes"),
+        ("logs", "a run's messages (its session)"),
+    ):
+        actions.add_parser(name, help=text).add_argument("run", metavar="RUN")
+    approve = actions.add_parser("approve", help="answer the call a run waits on")
+    approve.add_argument("run", metavar="RUN")
+    approve.add_argument("call", metavar="CALL", help="the tool call's id (tether runs show)")
+    approve.add_argument("decision", choices=("allow_once", "deny_once"))
 
 
 def _add_mcp_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -24,7 +24,7 @@ from tether.session import (
 
 from ._runtime import CommandError
 
-__all__ = ["run_sessions"]
+__all__ = ["print_session", "run_sessions"]
 
 
 def run_sessions(args: Any) -> int:
@@ -36,11 +36,7 @@ def run_sessions(args: Any) -> int:
     except SessionError as exc:
         raise CommandError(str(exc)) from None
     if args.action == "show":
-        for warning in session.warnings:
-            print(f"warning: {warning}", file=sys.stderr)
-        for entry in session.path_to():
-            if not (isinstance(entry, CustomEntry) and entry.custom_type == CALL_STARTED):
-                print(_entry_line(entry))  # a call's start is bookkeeping; its result follows
+        print_session(session)
         return 0
     from tether.ai.providers import open_private
 
@@ -54,6 +50,15 @@ def run_sessions(args: Any) -> int:
         raise CommandError(f"cannot write {args.html}: {exc.strerror or exc}") from None
     print(f"wrote {args.html}")
     return 0
+
+
+def print_session(session: Any) -> None:
+    """A session's branch, one line per entry, on stdout (warnings on stderr)."""
+    for warning in session.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    for entry in session.path_to():
+        if not (isinstance(entry, CustomEntry) and entry.custom_type == CALL_STARTED):
+            print(_entry_line(entry))  # a call's start is bookkeeping; its result follows
 
 
 def _list(store: SessionStore, cwd: str | None) -> int:

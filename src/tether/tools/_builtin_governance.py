@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any, Literal
 
-from tether.agent import CAPS_OWN_RESULT
+from tether.agent import CAPS_OWN_RESULT, IDEMPOTENT
 from tether.gate import Governance, Policies, Review, Verdict
 
 from ._definition import ToolDefinition
@@ -71,11 +71,14 @@ def govern_builtin(definition: ToolDefinition, cwd: str) -> ToolDefinition:
     }
     sandboxed = bool(definition.metadata.get("sandboxed", False))
     governance = builtin_governance(name, cwd, sandboxed=sandboxed)
+    metadata = {**definition.metadata, CAPS_OWN_RESULT: True}  # each cuts with its own notice
+    if _ACCESS.get(name) == "read":
+        metadata[IDEMPOTENT] = True  # a durable run may run it again after a crash
     return replace(
         definition,
         parameters={**schema, "properties": properties},
         governance=governance,
-        metadata={**definition.metadata, CAPS_OWN_RESULT: True},  # each cuts with its own notice
+        metadata=metadata,
     )
 
 

@@ -1,0 +1,112 @@
+"""Where durable runs are kept, and the engine that keeps them: DBOS Transact.
+
+The database is ``$TETHER_DB`` (a SQLAlchemy URL), else one SQLite file, ``durable.sqlite``
+under the data directory. SQLite is for one machine; ``postgresql://…`` lets any number of
+workers on any number of machines share the queues. ``dbos`` (the ``durable`` extra) is
+imported only here and only when a durable command runs, so ``tether --help`` stays fast.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from importlib import import_module
+from types import ModuleType
+
+from tether.ai.providers import data_dir
+
+__all__ = [
+    "DEFAULT_APPROVAL_EXPIRY",
+    "WORKFLOW_NAME",
+    "DurableError",
+    "EngineInfo",
+    "database_url",
+    "engine_info",
+    "load_dbos",
+    "use_sqlite_wal",
+]
+
+WORKFLOW_NAME = "tether.durable.run"
+"""The name every tether run is registered and enqueued under."""
+
+DEFAULT_APPROVAL_EXPIRY = 24 * 3600.0
+"""How long (seconds) a parked call waits for a person before the wait is a denial."""
+
+
+class DurableError(Exception):
+    """A durable command cannot do what was asked; the message says why and what to do."""
+
+
+@dataclass(frozen=True, slots=True)
+class EngineInfo:
+    """What ``tether runs`` shows first: the engine and the database it keeps runs in."""
+
+    engine: str
+    database: str
+
+    def line(self) -> str:
+        return f"engine: {self.engine}  database: {self.database}"
+
+
+def load_dbos() -> ModuleType:
+    """The ``dbos`` package, or a :class:`DurableError` saying how to install it."""
+    try:
+        return import_module("dbos")
+    except ImportError:
+        raise DurableError(
+            "durable runs need DBOS: pip install 'tether[durable]' (the durable extra)"
+        ) from None
+
+
+def database_url() -> str:
+    """``$TETHER_DB``, checked, or the SQLite file under the data directory (made 0600)."""
+    url = os.environ.get("TETHER_DB", "").strip()
+    if url:
+        if not url.startswith(("sqlite:///", "postgresql://", "postgresql+psycopg://")):
+            raise DurableError(
+                f"TETHER_DB={url!r}: use sqlite:///PATH or postgresql://USER@HOST:PORT/DB"
+            )
+        return url
+    directory = data_dir()
+    directory.mkdir(parents=True, exist_ok=True, mode=0o700)
+    path = directory / "durable.sqlite"
+    if not path.exists():
+        os.close(os.open(path, os.O_CREAT | os.O_WRONLY, 0o600))
+    return f"sqlite:///{path}"
+
+
+def engine_info(url: str) -> EngineInfo:
+    """The engine's version and the database, its password left out."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        engine = f"DBOS Transact {version('dbos')}"
+    except PackageNotFoundError:
+        engine = "DBOS Transact (not installed)"
+    if url.startswith("sqlite:///"):
+        return EngineInfo(engine, f"SQLite {url.removeprefix('sqlite:///')}")
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url)
+    user = f"{parts.username}@" if parts.username else ""
+    port = f":{parts.port}" if parts.port else ""
+    return EngineInfo(engine, f"PostgreSQL {user}{parts.hostname}{port}{parts.path}")
+
+
+def use_sqlite_wal() -> None:
+    """Every SQLite connection this process opens from here on writes ahead (``WAL``) and syncs
+    at checkpoints (``synchronous=NORMAL``): a commit is one write, not three fsyncs. A killed
+    process loses nothing committed; a power cut may lose the last commits, so runs that must
+    survive the machine belong on PostgreSQL. (SQLAlchemy's ``connect`` event, for every engine,
+    because DBOS makes its own.)"""
+    import sqlite3
+
+    import sqlalchemy
+
+    def configure(connection: object, _record: object) -> None:
+        if isinstance(connection, sqlite3.Connection):
+            connection.execute("PRAGMA journal_mode=WAL")
+            connection.execute("PRAGMA synchronous=NORMAL")
+
+    if not sqlalchemy.event.contains(sqlalchemy.engine.Engine, "connect", configure):
+        sqlalchemy.event.listen(sqlalchemy.engine.Engine, "connect", configure)

@@ -1,0 +1,84 @@
+"""``tether runs``: what it shows (engine, database, the record), cancel, and the refusal to
+recover a run under another catalog of tools."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from pathlib import Path
+
+from .support import Worker, scene, submit, tether, wait_for_runs
+from .test_approvals import wait_for_pending
+
+
+def running_commands(marker: str) -> list[str]:
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as handle:
+                command = handle.read().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        if marker in command:
+            found.append(command)
+    return found
+
+
+async def test_cancel_ends_the_run_and_kills_its_tool_processes(tmp_path: Path) -> None:
+    async with scene(tmp_path, pause=41.5) as s:
+        env, work, model = s.env, s.work, s.model
+        run_id = await submit("run c: 2 steps", "q", env, work, "--gate", "yolo")
+        worker = await Worker("q", env, work).start()
+        try:
+            while not model.side_effects():
+                await asyncio.sleep(0.05)
+            assert running_commands("sleep 41.5")
+            assert (
+                await tether("runs", "cancel", run_id, env=env, cwd=work) == f"cancelled {run_id}\n"
+            )
+            statuses = await wait_for_runs([run_id], env, work)
+            for _ in range(100):
+                if not running_commands("sleep 41.5"):
+                    break
+                await asyncio.sleep(0.1)
+            assert not running_commands("sleep 41.5")
+        finally:
+            await worker.stop()
+    assert statuses[run_id] == "CANCELLED"
+    assert model.side_effects() == ["start c:0"]
+
+
+async def test_runs_show_the_engine_and_a_record_and_refuse_another_catalog(
+    tmp_path: Path,
+) -> None:
+    async with scene(tmp_path) as s:
+        env, work, model, home = s.env, s.work, s.model, s.home
+        run_id = await submit("run k: 1 steps", "q", env, work)
+        listing = await tether("runs", "list", env=env, cwd=work)
+        database = home / "durable.sqlite"
+        assert listing.splitlines()[0].startswith("engine: DBOS Transact 3.")
+        assert f"database: SQLite {database}" in listing.splitlines()[0]
+        assert f"{run_id}  ENQUEUED" in listing
+        worker = await Worker("q", env, work).start()
+        shown = await wait_for_pending(run_id, env, work)
+        await worker.stop()
+        assert "tether: 0.1.0" in shown
+        assert "catalog: " in shown
+        assert "engine: DBOS Transact" in shown
+
+        skill = home / "skills" / "notes"  # a user skill adds tools: another catalog
+        skill.mkdir(parents=True)
+        (skill / "SKILL.md").write_text(
+            "---\nname: notes\ndescription: Take notes.\n---\nWrite notes.\n", encoding="utf-8"
+        )
+        worker = await Worker("q", env, work).start()
+        try:
+            statuses = await wait_for_runs([run_id], env, work)
+        finally:
+            await worker.stop()
+        shown = await tether("runs", "show", run_id, env=env, cwd=work)
+    assert statuses[run_id] == "ERROR"
+    assert "the model chose its calls among other tools" in shown
+    assert model.side_effects() == []
+    logs = await tether("runs", "logs", run_id, env=env, cwd=work)
+    assert "user: run k: 1 steps" in logs
