@@ -85,7 +85,8 @@ async def test_a_tool_choice_naming_no_offered_tool_is_a_usage_error(tmp_path):
     assert done.code == 2
     assert done.stderr.strip() == (
         "tether: --tool-choice wirte: not auto, required, none or a tool this run offers (did"
-        ' you mean "write"?); offered: read, bash, edit, write'
+        ' you mean "write"?); offered: read, bash, edit, write, task_output, task_list,'
+        " task_cancel"
     )
     assert server.requests == []
 

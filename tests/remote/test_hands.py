@@ -115,6 +115,9 @@ async def test_the_model_lists_selects_and_uses_hands_and_the_session_says_where
             "bash",
             "edit",
             "write",
+            "task_output",  # background tasks stay the Mind's, on this machine
+            "task_list",
+            "task_cancel",
             "list_hands",
             "select_hand",
             "use_hand",
@@ -123,7 +126,9 @@ async def test_the_model_lists_selects_and_uses_hands_and_the_session_says_where
         assert "alpha: root@127.0.0.1" in listed and "tools: read, bash, edit, write" in listed
         assert "beta: " in listed and "tools: read, ls" in listed
         assert "gone: " in listed and "unreachable" in listed
-        assert set(tool_names(requests[2])) == set(tool_names(requests[0]))  # alpha's are alike
+        # alpha's tools are alike; this machine's background tasks are not offered for a hand
+        tasks = {"task_output", "task_list", "task_cancel"}
+        assert set(tool_names(requests[2])) == set(tool_names(requests[0])) - tasks
         results = tool_results(requests[3])
         assert results["c3"] == "alpha notes"
         assert results["c4"] == str(alpha)
