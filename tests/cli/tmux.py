@@ -81,7 +81,7 @@ class TmuxPane:
         return int(self._tmux("display-message", "-p", "-t", "t", "#{pane_pid}").strip())
 
     async def wait_for(
-        self, wanted: str | Callable[[str], bool], timeout: float = 10, *, whole: bool = True
+        self, wanted: str | Callable[[str], bool], timeout: float = 30, *, whole: bool = True
     ) -> str:
         """Poll until ``wanted`` (text, or a predicate of the text) shows; the text."""
         check = wanted if callable(wanted) else (lambda text: wanted in text)
