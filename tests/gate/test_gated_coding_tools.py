@@ -36,7 +36,16 @@ def workspace(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 async def run(
     gate: Gate, tools: list[Any], *calls: tuple[str, dict[str, Any]]
 ) -> list[ToolResultMessage]:
-    fm = FauxModel([faux_message(*[faux_tool_call(n, a) for n, a in calls]), faux_text("done")])
+    """The ``calls`` as one model turn through the gate; the results."""
+    return await run_turns(gate, tools, list(calls))
+
+
+async def run_turns(
+    gate: Gate, tools: list[Any], *turns: list[tuple[str, dict[str, Any]]]
+) -> list[ToolResultMessage]:
+    """One model turn per entry of ``turns`` (its calls in order), through the gate."""
+    responses = [faux_message(*[faux_tool_call(n, a) for n, a in calls]) for calls in turns]
+    fm = FauxModel([*responses, faux_text("done")])
     stream = agent_loop(
         [UserMessage("go")],
         AgentContext("", [], tools),

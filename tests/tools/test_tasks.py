@@ -14,10 +14,9 @@ from typing import Any
 
 import psutil
 import pytest
+from tests.gate.test_gated_coding_tools import run_turns
 
-from tether.agent import AgentContext, AgentLoopConfig, agent_loop
-from tether.ai import AbortController, ToolResultMessage, UserMessage
-from tether.ai.faux import FauxModel, faux_message, faux_text, faux_tool_call
+from tether.ai import AbortController, ToolResultMessage
 from tether.gate import Gate, ScriptedApprover
 from tether.tools import (
     TaskLimits,
@@ -43,26 +42,6 @@ def free_port() -> int:
 
 def text(result: ToolResultMessage) -> str:
     return "".join(getattr(block, "text", "") for block in result.content)
-
-
-async def run_turns(
-    gate: Gate, tools: list[Any], *turns: list[tuple[str, dict[str, Any]]]
-) -> list[ToolResultMessage]:
-    """One model turn per entry of ``turns`` (its calls in order), through the gate."""
-    responses = [faux_message(*[faux_tool_call(n, a) for n, a in calls]) for calls in turns]
-    fm = FauxModel([*responses, faux_text("done")])
-    stream = agent_loop(
-        [UserMessage("go")],
-        AgentContext("", [], tools),
-        AgentLoopConfig(
-            model=fm.model,
-            stream_fn=fm.stream,
-            before_tool_call=gate.before_tool_call,
-            after_tool_call=gate.after_tool_call,
-            tool_execution="sequential",
-        ),
-    )
-    return [m for m in await stream.result() if isinstance(m, ToolResultMessage)]
 
 
 def governed_tools(workspace: Path, tasks: TaskManager, *, sandbox: bool = False) -> list[Any]:
