@@ -58,7 +58,8 @@ def main() -> None:
         + shell_attacks_18.STILL_ALLOWED,
         "tldr": [line for line in tldr if line and not line.startswith("# tldr-pages")],
         "pathological": [command for command, _ in PATHOLOGICAL]
-        + [command for command, _ in shell_attacks_18.PATHOLOGICAL],
+        + [command for command, _ in shell_attacks_18.PATHOLOGICAL]
+        + [command for command, _ in shell_attacks_18.PADDED_PAYLOADS],
     }
     with tempfile.TemporaryDirectory() as workspace:
         (Path(workspace) / "README.md").write_text("hello\n")

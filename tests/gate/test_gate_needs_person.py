@@ -112,3 +112,34 @@ async def test_deny_stays_deny() -> None:
     result = await run(Gate("normal", approver), make_tool(_person, Verdict.deny("no")), "write")
 
     assert result.is_error and not approver.requests
+
+
+@pytest.mark.parametrize(
+    ("mode", "asked"), [("normal", True), ("review", True), ("strict", False), ("yolo", True)]
+)
+async def test_an_unjudged_verdict_asks_a_person_in_every_mode(mode: Mode, asked: bool) -> None:
+    """A script too complex to prove may hide a ``deny``: not the sandbox, not the reviewer and
+    not yolo let it run; a person does (and strict never asks)."""
+    approver = ScriptedApprover(["allow_once"])
+    gate = Gate(mode, approver, reviewer=_Reviewer())  # type: ignore[arg-type]
+    verdict = Verdict.unjudged("ls …: too complex to prove (more than 40 ms of work)")
+    result = await run(gate, make_tool(None, verdict), "read")
+
+    assert bool(approver.requests) == asked
+    assert result.is_error != asked
+    if asked:
+        reason = approver.requests[0].reason
+        assert "too complex to prove" in reason and "a person decides in every mode" in reason
+        assert gate.records[-1].decided_by == "approver"
+    else:
+        assert "strict mode never asks" in result.content[0].text  # type: ignore[union-attr]
+
+
+def test_strictest_keeps_the_need_for_a_person_only_on_an_approve() -> None:
+    from tether.gate import strictest
+
+    unjudged = Verdict.unjudged("too complex")
+    assert strictest([Verdict.allow("x"), unjudged]).needs_person
+    assert strictest([Verdict.approve("y"), unjudged]).needs_person
+    assert not strictest([Verdict.deny("z"), unjudged]).needs_person
+    assert not strictest([Verdict.approve("y")]).needs_person

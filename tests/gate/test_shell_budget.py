@@ -14,8 +14,10 @@ from tether.gate._shell_budget import bounded_glob
 
 if __package__:
     from .shell_attacks import PATHOLOGICAL
+    from .shell_attacks_18 import PADDED_PAYLOADS
 else:
     from shell_attacks import PATHOLOGICAL
+    from shell_attacks_18 import PADDED_PAYLOADS
 
 POLICY = ShellPolicy()
 
@@ -27,6 +29,7 @@ def test_pathological_inputs_are_too_complex_to_prove(command: str, note: str) -
     assert time.monotonic() - started < 5, note
     assert verdict.decision == "approve", (note, verdict)
     assert any("too complex to prove" in reason for reason in verdict.reasons), (note, verdict)
+    assert verdict.needs_person, note
 
 
 def test_a_denial_found_before_the_budget_ran_out_stays() -> None:
@@ -47,3 +50,24 @@ def test_globs_never_read_proc_or_sys() -> None:
     assert "/proc" in bounded_glob("/pro?", 10)
     assert bounded_glob("/e?c/hostname", 10) == ["/etc/hostname"]
     assert bounded_glob("relative/*", 10) == []
+
+
+@pytest.mark.parametrize(("command", "note"), PADDED_PAYLOADS)
+def test_a_payload_padded_past_the_budget_is_still_denied(command: str, note: str) -> None:
+    """The walk runs out on the padding; the deny scan that follows judges the commands from the
+    last one back, each distinct one once, and finds the payload."""
+    assert POLICY.classify(command).decision == "deny", note
+
+
+def test_what_the_budget_leaves_unjudged_needs_a_person() -> None:
+    verdict = POLICY.classify("".join(f"echo {i}; " for i in range(3000)))
+    assert verdict.decision == "approve" and verdict.needs_person
+    assert "too complex to prove" in verdict.reasons[0]
+    assert not POLICY.classify("python app.py").needs_person  # an ordinary approve
+
+
+def test_check_command_says_a_person_decides(capsys: pytest.CaptureFixture[str]) -> None:
+    from tether.gate.__main__ import main
+
+    assert main(["check-command", "echo 1; " * 4000]) == 1
+    assert "person: asked in every mode, yolo included" in capsys.readouterr().out

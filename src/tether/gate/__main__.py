@@ -53,6 +53,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(verdict.decision)
     for reason in verdict.reasons:
         print(_printable(reason))
+    if verdict.needs_person:
+        print("person: asked in every mode, yolo included (strict denies it)")
     return EXIT_STATUS[verdict.decision]
 
 

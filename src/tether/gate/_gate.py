@@ -16,6 +16,10 @@ that form in place of the model's before the tool runs:
   the approver; forced confirmations skip it;
 - ``yolo``: only forced confirmations ask.
 
+An ``approve`` the policy could not finish judging (``Verdict.needs_person``: a script too complex
+to prove, where a ``deny`` may hide) counts as a forced confirmation: a person is asked in every
+mode, ``yolo`` included, and ``strict`` denies it.
+
 Session memory (``allow_session``/``deny_session``) is keyed by the tool and what the call does,
 never by the tool name alone. No approver, closed input, timeout or an approver error = deny.
 A denial is an ordinary ``is_error`` tool result carrying the reason, so the model can adapt.
@@ -160,7 +164,8 @@ class Gate:
             verdict = Verdict(self.ungoverned, (f'Tool "{call.name}" declares no governance',))
             governance, default_confirm = None, False
         explicit_confirm = is_confirm_forced(ctx.tool_call.arguments, call.args)
-        forced = default_confirm or explicit_confirm
+        unjudged = verdict.decision == "approve" and verdict.needs_person
+        forced = default_confirm or explicit_confirm or unjudged
         reason = "; ".join(verdict.reasons)
 
         if verdict.decision == "deny":
@@ -171,7 +176,7 @@ class Gate:
             self._allow(call, verdict, "policy", reason)
             return None
         policy_reason = "; ".join(r for r in (reason if needs_approval else "", person) if r)
-        why = _why_asking(policy_reason, default_confirm, explicit_confirm)
+        why = _why_asking(policy_reason, default_confirm, explicit_confirm, unjudged)
         if self.mode == "strict":
             return self._deny(
                 call, verdict, "mode", f"Denied: strict mode never asks for approval ({why})."
@@ -373,8 +378,12 @@ def _find_tool(tools: Sequence[AgentTool], name: str) -> AgentTool | None:
     return None
 
 
-def _why_asking(policy_reason: str, default_confirm: bool, explicit_confirm: bool) -> str:
+def _why_asking(
+    policy_reason: str, default_confirm: bool, explicit_confirm: bool, unjudged: bool = False
+) -> str:
     parts = [policy_reason] if policy_reason else []
+    if unjudged:
+        parts.append("the policy could not finish judging it, so a person decides in every mode")
     if default_confirm:
         parts.append("this tool always needs a person's approval")
     if explicit_confirm:

@@ -67,6 +67,7 @@ class PathChecks:
         key = (path, access)
         verdict = self._verdicts.get(key)
         if verdict is None:
+            spend_entries(1)  # each resolves a path on disk: it counts like a listed entry
             verdict = self._verdicts[key] = self._policy.check(path, access)
         return verdict
 

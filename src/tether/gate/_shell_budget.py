@@ -36,7 +36,7 @@ __all__ = [
 
 MAX_DEPTH = 120
 """Nesting (of the syntax tree, of substitutions) beyond which a script is too complex."""
-_SECONDS = 0.05
+_SECONDS = 0.04
 _NODES = 10_000
 _ENTRIES = 5_000
 _CHARACTERS = 64 * 1024
@@ -49,8 +49,8 @@ class TooComplex(Exception):
 
 
 class Budget:
-    def __init__(self) -> None:
-        self.deadline = _clock() + _SECONDS
+    def __init__(self, seconds: float = _SECONDS) -> None:
+        self.deadline = _clock() + seconds
         self.nodes = _NODES
         self.entries = _ENTRIES
 
@@ -65,13 +65,14 @@ _CURRENT: ContextVar[Budget | None] = ContextVar("tether_shell_budget", default=
 
 
 @contextlib.contextmanager
-def spending() -> Iterator[Budget]:
-    """A fresh budget, current for the ``with`` block (nested blocks share the outer one)."""
+def spending(seconds: float = _SECONDS) -> Iterator[Budget]:
+    """A fresh budget of ``seconds`` of CPU time, current for the ``with`` block (nested blocks
+    share the outer one)."""
     outer = _CURRENT.get()
     if outer is not None:
         yield outer
         return
-    budget = Budget()
+    budget = Budget(seconds)
     token = _CURRENT.set(budget)
     try:
         yield budget
@@ -100,7 +101,7 @@ def spend_nodes(count: int = 1) -> None:
     budget.nodes -= count
     if budget.nodes < 0:
         raise TooComplex(f"more than {_NODES} syntax nodes to judge")
-    if budget.nodes % 256 == 0 and _clock() > budget.deadline:
+    if budget.nodes % 64 == 0 and _clock() > budget.deadline:
         raise TooComplex(f"more than {_SECONDS * 1000:.0f} ms of work")
 
 

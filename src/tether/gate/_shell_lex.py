@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from ._shell_budget import MAX_DEPTH, TooComplex
 
-__all__ = ["as_bash_reads_it", "differs_from_the_parser"]
+__all__ = ["as_bash_reads_it", "bash_commands", "differs_from_the_parser"]
 
 _SEPARATORS = frozenset(";&|")
 _PARENTHESES = frozenset("()")
@@ -41,6 +41,29 @@ def as_bash_reads_it(text: str) -> str:
     return lexer.spelled()
 
 
+_RESERVED = frozenset({"!", "{", "}", "do", "done", "then", "else", "elif", "fi", "esac"})
+
+
+def bash_commands(text: str) -> list[str]:
+    """The top-level commands of ``text`` as bash splits it, each re-spelled as by
+    :func:`as_bash_reads_it`, without repeats: the pieces a list separator (``;``, ``&``,
+    ``&&``, ``||``, a newline) ends — a pipeline stays whole —, leading reserved words dropped."""
+    lexer = _Lexer(text)
+    lexer.run()
+    commands: dict[str, None] = {}
+    words: list[str] = []
+    for token in [*lexer.tokens, ";"]:
+        if token == "\n" or (token.strip(";&|") == "" and token not in ("|", "|&")):
+            while words and words[0] in _RESERVED:
+                words.pop(0)
+            if words:
+                commands.setdefault(" ".join(words))
+            words = []
+        else:
+            words.append(token)
+    return list(commands)
+
+
 class _Lexer:
     def __init__(self, text: str, depth: int = 0) -> None:
         if depth > MAX_DEPTH:
@@ -51,6 +74,10 @@ class _Lexer:
         self._tokens: list[str] = []
         self._word: list[str] | None = None
         self._heredocs: list[tuple[str, bool]] = []
+
+    @property
+    def tokens(self) -> list[str]:
+        return self._tokens
 
     def spelled(self) -> str:
         return " ".join(self._tokens).replace(" \n ", "\n")

@@ -21,6 +21,7 @@ canonically (:mod:`._shell_key`).
 
 from __future__ import annotations
 
+import contextlib
 import fnmatch
 import itertools
 import os
@@ -38,7 +39,7 @@ from ._shell_expand import Environment, brace_expand, expand_word
 from ._shell_heredoc import heredoc_disagreements
 from ._shell_indirect import indirect_readings
 from ._shell_key import session_key
-from ._shell_lex import as_bash_reads_it, differs_from_the_parser
+from ._shell_lex import as_bash_reads_it, bash_commands, differs_from_the_parser
 from ._shell_parse import (
     Call,
     Command,
@@ -59,6 +60,8 @@ from ._verdict import Verdict, strictest
 __all__ = ["ShellPolicy"]
 
 _MAX_DEPTH = 6
+_SCAN_SECONDS = 0.025
+"""The budget of the deny scan after a spent one (:meth:`ShellPolicy._denied_past_budget`)."""
 _MAX_GLOB_MATCHES = 64
 _SYSTEM_BIN = frozenset({"/bin", "/sbin", "/usr/bin", "/usr/sbin", "/usr/local/bin"})
 _SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "ash", "mksh", "fish", "csh", "tcsh",
@@ -154,9 +157,24 @@ class ShellPolicy:
             denials = [verdict for verdict in run.verdicts if verdict.decision == "deny"]
             why = spent if isinstance(spent, TooComplex) else "nested too deeply"
             reason = f"{collapse(command)[:60]}: too complex to prove ({why})"
-            return strictest(denials) if denials else Verdict.approve(reason)
+            denials = denials or self._denied_past_budget(command, places)
+            return strictest(denials) if denials else Verdict.unjudged(reason)
         except Exception as error:  # a bug must not let anything run unchecked, in any mode
             return Verdict.deny(f"{collapse(command)[:60]}: the shell policy failed ({error!r})")
+
+    def _denied_past_budget(self, command: str, places: Paths) -> list[Verdict]:
+        """What the deny rules say of the script's commands one by one, from the last (padding
+        put first outran the budget; the walk judged the start), each distinct one once, on a
+        smaller budget of its own: a ``deny`` found there stays final. Whatever it does not reach
+        stays unjudged, for a person."""
+        probes: list[_Run] = []
+        with contextlib.suppress(TooComplex, RecursionError), spending(_SCAN_SECONDS):
+            for text in reversed(bash_commands(command)):
+                probes.append(probe := _Run(self._parser, None, places))
+                probe.script(text, 1)
+                if any(verdict.decision == "deny" for verdict in probe.verdicts):
+                    break
+        return [v for probe in probes[-1:] for v in probe.verdicts if v.decision == "deny"]
 
     def normalize(self, command: str) -> str:
         """The script's session-memory key: its whole structure (control flow, substitutions,

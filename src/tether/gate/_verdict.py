@@ -23,6 +23,11 @@ class Verdict:
     """Of an ``allow`` that holds only for a rewritten form of the arguments: the argument values
     to run in place of those judged (the shell policy's script regenerated from the commands it
     proved, under ``"command"``). The gate substitutes them before the tool runs."""
+    needs_person: bool = field(default=False, compare=False)
+    """Of an ``approve``: the check could not finish judging the action (a shell script too
+    complex to prove), so what it hides may be a ``deny``. Such a call is asked of a person in
+    every mode, ``yolo`` included, like a forced confirmation: neither the sandbox nor the
+    reviewer decides it, and ``strict`` denies it."""
 
     @staticmethod
     def allow(*reasons: str) -> Verdict:
@@ -31,6 +36,11 @@ class Verdict:
     @staticmethod
     def approve(*reasons: str) -> Verdict:
         return Verdict("approve", tuple(reasons))
+
+    @staticmethod
+    def unjudged(*reasons: str) -> Verdict:
+        """An ``approve`` that a person must decide in every mode (see ``needs_person``)."""
+        return Verdict("approve", tuple(reasons), needs_person=True)
 
     @staticmethod
     def deny(*reasons: str) -> Verdict:
@@ -44,14 +54,17 @@ def strictest(verdicts: Iterable[Verdict | None]) -> Verdict:
     """The most severe decision of ``verdicts`` with the reasons that led to it.
 
     ``None`` entries (no opinion) are skipped; nothing at all means ``allow``. An ``allow`` keeps
-    the ``prepared`` arguments of every verdict (the rewritten form is what was judged allowed).
+    the ``prepared`` arguments of every verdict (the rewritten form is what was judged allowed);
+    an ``approve`` needs a person if any ``approve`` among them does.
     """
     decision: PolicyDecision = "allow"
     reasons: list[str] = []
     prepared: dict[str, Any] = {}
+    person = False
     for verdict in verdicts:
         if verdict is None:
             continue
+        person = person or verdict.needs_person
         if verdict.prepared:
             prepared.update(verdict.prepared)
         if _SEVERITY[verdict.decision] > _SEVERITY[decision]:
@@ -59,4 +72,4 @@ def strictest(verdicts: Iterable[Verdict | None]) -> Verdict:
         elif verdict.decision == decision:
             reasons.extend(r for r in verdict.reasons if r not in reasons)
     kept = prepared if decision == "allow" and prepared else None
-    return Verdict(decision, tuple(reasons), kept)
+    return Verdict(decision, tuple(reasons), kept, needs_person=person and decision == "approve")
