@@ -28,7 +28,7 @@ import time
 from pathlib import Path
 
 from tether.gate import PathPolicy, ShellPolicy
-from tether.gate import _git_secrets as git_secrets
+from tether.gate._shell import _git_secrets as git_secrets
 
 ROOT = Path(__file__).resolve().parent.parent
 

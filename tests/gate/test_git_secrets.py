@@ -165,7 +165,7 @@ def test_a_committed_npmrc_is_a_secret_only_when_it_held_a_token(tmp_path: Path)
 def test_a_slow_listing_goes_on_in_the_background_and_asks_meanwhile(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from tether.gate import _git_secrets
+    from tether.gate._shell import _git_secrets
 
     clean = new_repo(tmp_path / "slow")
     monkeypatch.setattr(_git_secrets, "LISTING_WAIT", 0.0)

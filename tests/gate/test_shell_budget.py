@@ -10,7 +10,7 @@ import time
 import pytest
 
 from tether.gate import ShellPolicy
-from tether.gate._shell_budget import bounded_glob
+from tether.gate._shell._budget import bounded_glob
 
 if __package__:
     from .shell_attacks import PATHOLOGICAL

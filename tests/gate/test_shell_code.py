@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tether.gate._shell_code import code_commands
+from tether.gate._shell._code import code_commands
 
 
 @pytest.mark.parametrize(

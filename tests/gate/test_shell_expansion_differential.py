@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tether.gate._shell_expand import Environment, expand_word
+from tether.gate._shell._expand import Environment, expand_word
 
 BASH = shutil.which("bash")
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tether.gate._shell_git_options import read_git
+from tether.gate._shell._git_options import read_git
 
 
 @pytest.mark.parametrize(

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from tether.gate._shell_indirect import indirect_readings
-from tether.gate._shell_parse import ShellParser
+from tether.gate._shell._indirect import indirect_readings
+from tether.gate._shell._parse import ShellParser
 
 PARSER = ShellParser()
 

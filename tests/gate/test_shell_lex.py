@@ -12,7 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 from tether.gate import PathPolicy, ShellPolicy
-from tether.gate._shell_lex import as_bash_reads_it, differs_from_the_parser
+from tether.gate._shell._lex import as_bash_reads_it, differs_from_the_parser
 
 if __package__:
     from .test_shell_run_what_was_proved import run_with_twins, scratch, scripts

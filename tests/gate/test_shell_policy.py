@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from tether.gate.__main__ import main
 from tether.gate._path_policy import PathPolicy
-from tether.gate._shell_policy import ShellPolicy
+from tether.gate._shell._policy import ShellPolicy
 
 if __package__:
     from .shell_corpus import CORPUS

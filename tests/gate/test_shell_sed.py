@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tether.gate._shell_sed import SedEffects, sed_effects
+from tether.gate._shell._sed import SedEffects, sed_effects
 
 
 @pytest.mark.parametrize(

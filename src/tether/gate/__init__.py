@@ -54,7 +54,7 @@ from ._secret_paths import (
     holds_credentials,
     secret_path_rule,
 )
-from ._shell_policy import ShellPolicy
+from ._shell import ShellPolicy
 from ._verdict import PolicyDecision, Verdict, strictest
 
 __all__ = [

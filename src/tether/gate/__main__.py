@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from typing import NoReturn
 
 from ._path_policy import PathPolicy
-from ._shell_policy import ShellPolicy
+from ._shell import ShellPolicy
 
 __all__ = ["EXIT_STATUS", "USAGE_ERROR", "main"]
 

@@ -61,7 +61,7 @@ from ._governance import (
 from ._path_policy import PathPolicy, PathResolver
 from ._redaction import UntrustedBoundary, project_error, redact_secrets, sanitize_for_display
 from ._reviewer import ReviewAction, Reviewer
-from ._shell_policy import ShellPolicy
+from ._shell import ShellPolicy
 from ._verdict import PolicyDecision, Verdict, strictest
 
 __all__ = ["Gate", "GateRecord", "Mode"]

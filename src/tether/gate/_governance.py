@@ -26,7 +26,7 @@ from ._verdict import Verdict
 
 if TYPE_CHECKING:
     from ._path_policy import PathPolicy
-    from ._shell_policy import ShellPolicy
+    from ._shell import ShellPolicy
 
 __all__ = [
     "CONFIRM_PROPERTY",

@@ -2,8 +2,9 @@
 
 :func:`secret_path_rule` is the path policy's test (``read``, ``write``, the shell policy's
 files), the sandbox's and the read-only jail's masking of the workspace, and the test of the
-paths a git repository has ever tracked (:mod:`._git_secrets`). :data:`SECRET_SEARCH_GLOBS` is
-the same list as globs, for searches that exclude by glob (ripgrep, the in-memory grep).
+paths a git repository has ever tracked (:mod:`._shell._git_secrets`).
+:data:`SECRET_SEARCH_GLOBS` is the same list as globs, for searches that exclude by glob
+(ripgrep, the in-memory grep).
 
 Deliberate choices:
 

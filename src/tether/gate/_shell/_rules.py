@@ -1,9 +1,11 @@
-"""What one command means: dangerous paths, the deny rules and the read-only list.
+"""What one command means: the deny rules and the read-only list.
+
+The paths that matter to them (secrets, persistence, devices) are in :mod:`._path_rules`.
 
 Everything here is a function of one command's normalised name and its literal argument values
 (``None`` where a word expands at run time) plus a :class:`Paths` view that resolves paths.
 Walking scripts, unwrapping wrappers, pipelines and the path policy live in
-:mod:`._shell_policy`; this module only says, for one command, "this destroys the system",
+:mod:`._walk`; this module only says, for one command, "this destroys the system",
 "this reads a secret", "this writes these files" or "this is read-only and reads these files".
 """
 
@@ -13,12 +15,23 @@ import itertools
 import posixpath
 import re
 from collections.abc import Callable
-from fnmatch import fnmatchcase
 from functools import lru_cache
 from typing import NamedTuple, TypeAlias
 
-from ._shell_code import code_commands, forks_without_bound, interpreter_rule
-from ._shell_parse import Call, Values, git_subcommand, has_glob, parse_options
+from ._call import Call, Values, git_subcommand, parse_options
+from ._code import code_commands, forks_without_bound, interpreter_rule
+from ._path_rules import (
+    HARMLESS_DEVICES,
+    destroys_system_or_home,
+    is_disk_device,
+    is_network_device,
+    might_be_secret,
+    path_components,
+    persistence_target,
+    secret_directory,
+    secret_kind,
+    word_set,
+)
 
 __all__ = [
     "HARMLESS_DEVICES",
@@ -38,157 +51,6 @@ __all__ = [
     "secret_kind",
     "write_targets",
 ]  # fmt: skip
-
-
-def _words(text: str) -> frozenset[str]:
-    return frozenset(text.split())
-
-
-_SYSTEM_DIRS = _words(
-    "bin boot dev etc home lib lib32 lib64 libx32 media mnt opt proc root run sbin snap srv sys "
-    "usr var nix Users System Library Applications Volumes private"
-)
-
-
-# --- paths that matter ----------------------------------------------------------------------
-
-
-def _components(path: str) -> list[str]:
-    return [part for part in path.split("/") if part and part != "."]
-
-
-def _matches(component: str, pattern: str, examples: tuple[str, ...] = ()) -> bool:
-    """Literal ``component`` against a rule pattern, or a glob ``component`` that could match."""
-    if not has_glob(component):
-        return fnmatchcase(component, pattern)
-    names = [n for n in examples or (pattern,) if component[:1] == "." or n[:1] != "."]
-    return any(fnmatchcase(name, component) for name in names)
-
-
-_KEY_NAMES = ("id_rsa", "id_ed25519", "id_ecdsa", "id_dsa", "id_ecdsa_sk", "id_ed25519_sk")
-_ENV_SAFE_SUFFIXES = frozenset({"example", "sample", "template", "dist", "defaults", "schema"})
-_SECRET_TAILS = {
-    ".aws/credentials": "cloud credentials", ".netrc": "a netrc password file",
-    ".docker/config.json": "docker registry credentials", ".kube/config": "a kubeconfig",
-    ".git-credentials": "git credentials", ".pgpass": "a postgres password file",
-    ".vault-token": "a vault token", ".config/gh/hosts.yml": "the GitHub CLI token",
-    ".gnupg/private-keys-v1.d/*": "a GnuPG private key",
-}  # fmt: skip
-_SHADOW_FILES = ("shadow", "gshadow", "shadow-", "gshadow-", "master.passwd")
-_SECRET_HINT = re.compile(
-    r"id_|\.env|shadow|passwd|environ|credentials|netrc|config|pgpass|vault|hosts\.yml|"
-    r"\.gnupg|\.ssh|\.aws|\.kube|\.docker"
-)
-
-
-def might_be_secret(text: str) -> bool:
-    """Cheap pre-test: ``False`` means no path spelled ``text`` is a secret or secret directory,
-    wherever it is resolved."""
-    return has_glob(text) or bool(_SECRET_HINT.search(text)) or text in (".", "..", "~", "~/")
-
-
-@lru_cache(maxsize=4096)
-def secret_kind(path: str) -> str | None:
-    """What secret ``path`` (resolved or relative, globs allowed) names, if any."""
-    parts = _components(path) if might_be_secret(path) else []
-    if not parts:
-        return None
-    last = parts[-1]
-    in_ssh = len(parts) > 1 and _matches(parts[-2], ".ssh")
-    key = (in_ssh and _matches(last, "id_*", _KEY_NAMES)) or last in _KEY_NAMES
-    if key and not last.endswith(".pub"):
-        return "an SSH private key"
-    if _matches(last, ".env", (".env", ".env.local")) or (
-        last.startswith(".env.") and last[5:].lower() not in _ENV_SAFE_SUFFIXES
-    ):
-        return "a .env secrets file"
-    absolute = path.startswith("/")
-    if absolute and parts[:1] == ["etc"] and any(_matches(last, n) for n in _SHADOW_FILES):
-        return "the password hash database"
-    if absolute and parts[0] == "proc" and _matches(last, "environ"):
-        return "a process environment (holds secrets)"
-    for tail, label in _SECRET_TAILS.items():
-        pattern = tail.split("/")
-        if len(parts) >= len(pattern) and all(map(_matches, parts[-len(pattern) :], pattern)):
-            return label
-    return None
-
-
-_SECRET_DIRS = frozenset({".ssh", ".aws", ".gnupg", ".kube", ".docker"})
-
-
-def secret_directory(path: str, home: str) -> bool:
-    """``path`` is a home directory or a directory of secrets (for commands that copy trees)."""
-    parts = _components(path)
-    return path == home or (bool(parts) and parts[-1] in _SECRET_DIRS)
-
-
-_RC_FILES = _words(
-    ".bashrc .bash_profile .bash_login .bash_logout .profile .zshrc .zprofile .zshenv .zlogin "
-    ".zlogout .kshrc .cshrc .tcshrc .mkshrc"
-)
-_SYSTEM_PERSISTENCE = {
-    "/etc/profile": "a login script", "/etc/bash.bashrc": "a shell startup file",
-    "/etc/zsh": "a shell startup file", "/etc/environment": "the system environment",
-    "/etc/ld.so.preload": "the loader preload list", "/etc/sudoers": "the sudoers policy",
-    "/etc/passwd": "the user database", "/etc/shadow": "the password database",
-    "/etc/cron": "the cron schedule", "/etc/crontab": "the cron schedule",
-    "/proc/sysrq-trigger": "the kernel's SysRq trigger", "/proc/sys": "kernel settings",
-    "/var/spool/cron": "the cron schedule", "/etc/systemd": "systemd units",
-    "/lib/systemd": "systemd units", "/usr/lib/systemd": "systemd units",
-    "/etc/init.d": "init scripts", "/etc/rc.local": "init scripts",
-    "/Library/LaunchDaemons": "launchd jobs",
-}  # fmt: skip
-_SEQUENCES = {
-    ".git/hooks": "a git hook", ".config/systemd": "systemd user units",
-    ".config/autostart": "autostart entries", ".config/fish": "a shell startup file",
-    "Library/LaunchAgents": "launchd jobs", ".ssh": "the SSH configuration",
-}  # fmt: skip
-
-
-@lru_cache(maxsize=4096)
-def persistence_target(path: str) -> str | None:
-    """What writing to ``path`` would plant (startup files, hooks, schedules), if anything."""
-    parts = _components(path)
-    if not parts:
-        return None
-    if any(_matches(parts[-1], name) for name in _RC_FILES):
-        return "a shell startup file"
-    if parts[-2:] == [".git", "config"]:
-        return "the repository's git config"
-    if path.startswith("/"):
-        for prefix, label in _SYSTEM_PERSISTENCE.items():
-            if path == prefix or (path.startswith(prefix) and path[len(prefix)] in "/.-"):
-                return label
-    joined = "/" + "/".join(parts)
-    for sequence, label in _SEQUENCES.items():
-        if f"/{sequence}/" in joined + ("/" if "/" in sequence else ""):
-            return label
-    return None
-
-
-_DISK = re.compile(r"^/dev/(sd|hd|vd|xvd|nvme|mmcblk|r?disk|md|dm-|loop|mapper/|mem$|kmem$|port$)")
-HARMLESS_DEVICES = re.compile(r"^/dev/(null|zero|full|std(out|err|in)|tty|fd/\d+|u?random)$")
-
-
-def is_disk_device(path: str) -> bool:
-    return bool(_DISK.match(path))
-
-
-def is_network_device(text: str) -> bool:
-    return "/dev/tcp/" in text or "/dev/udp/" in text
-
-
-def destroys_system_or_home(path: str, home: str) -> bool:
-    """Whether a recursive change at ``path`` (resolved, globs allowed) hits / or a home."""
-    while posixpath.basename(path) in ("*", ".*", "*.*", "?*", "**", "[!.]*"):
-        path = posixpath.dirname(path) or "/"
-    if path in ("/", home, posixpath.dirname(home)):
-        return True
-    parts = _components(path)
-    if len(parts) == 1:
-        return has_glob(parts[0]) or parts[0] in _SYSTEM_DIRS
-    return len(parts) == 2 and parts[0] in ("usr", "home", "Users")
 
 
 # --- per-command deny rules -----------------------------------------------------------------
@@ -221,7 +83,7 @@ def _destroys(call: Call) -> str | None:
             workspace = call.paths.workspace
             if removes and workspace and workspace.startswith(resolved.rstrip("/") + "/"):
                 return call.deny(f"{call.name} of {target}, a parent of the workspace")
-        if removes and recursive and resolved is None and set(_components(target)) == {".."}:
+        if removes and recursive and resolved is None and set(path_components(target)) == {".."}:
             return call.deny(f"{call.name} of {target}, a parent of the working directory")
     return None
 
@@ -264,7 +126,7 @@ def _pkill(call: Call) -> str | None:
     return None
 
 
-_STOP_TARGETS = _words("poweroff reboot halt kexec rescue emergency shutdown ctrl-alt-del")
+_STOP_TARGETS = word_set("poweroff reboot halt kexec rescue emergency shutdown ctrl-alt-del")
 
 
 def _loginctl(call: Call) -> str | None:
@@ -274,13 +136,13 @@ def _loginctl(call: Call) -> str | None:
     return None
 
 
-_DISK_TOOLS = _words("sgdisk gdisk fdisk sfdisk cfdisk parted blkdiscard hdparm cryptsetup shred "
+_DISK_TOOLS = word_set("sgdisk gdisk fdisk sfdisk cfdisk parted blkdiscard hdparm cryptsetup shred "
                      "partx sfdisk badblocks")  # fmt: skip
-_DISK_LISTING = _words("-l --list -p --print print -I -i --info --dump -d status luksDump -v "
+_DISK_LISTING = word_set("-l --list -p --print print -I -i --info --dump -d status luksDump -v "
                        "--verify")  # fmt: skip
 
 
-_CRYPTSETUP_DESTROYS = _words("luksFormat erase luksErase reencrypt luksKillSlot luksRemoveKey")
+_CRYPTSETUP_DESTROYS = word_set("luksFormat erase luksErase reencrypt luksKillSlot luksRemoveKey")
 
 
 def _disk_tool(call: Call) -> str | None:
@@ -336,11 +198,11 @@ def _socat(call: Call) -> str | None:
     return None
 
 
-_CONTAINER_VALUE = _words(
+_CONTAINER_VALUE = word_set(
     "-v --volume --mount --pid --cap-add -e --env --name -p -w -u --user --device --env-file "
     "--security-opt --network --net -h --hostname --entrypoint -l --label"
 )
-_HOST_CAPABILITIES = _words("ALL SYS_ADMIN SYS_MODULE SYS_PTRACE DAC_READ_SEARCH SYS_RAWIO")
+_HOST_CAPABILITIES = word_set("ALL SYS_ADMIN SYS_MODULE SYS_PTRACE DAC_READ_SEARCH SYS_RAWIO")
 
 
 def _container(call: Call) -> str | None:
@@ -373,11 +235,11 @@ def _container(call: Call) -> str | None:
     return None
 
 
-_AGENTS = _words(
+_AGENTS = word_set(
     "claude claude-code codex gemini gemini-cli aider amp cursor-agent goose opencode qwen "
     "copilot crush q tether"
 )
-_AGENT_UNGUARDED = _words(
+_AGENT_UNGUARDED = word_set(
     "--yolo --yes-always --allow-all-tools --trust-all-tools --force gemini:-y aider:--yes "
     "--permission-mode=bypasspermissions --approval-mode=yolo --sandbox=danger-full-access "
     '-s=danger-full-access sandbox_mode=danger-full-access sandbox_mode="danger-full-access" '
@@ -501,7 +363,7 @@ _TARGET_VALUES = {
     "scp": frozenset({"-i", "-P", "-o", "-F", "-c", "-l", "-J", "-S"}),
     "rsync": frozenset({"-e", "--rsh", "-f", "--filter", "--exclude", "--include", "-T"}),
 }  # fmt: skip
-_CHANGES = _words("touch truncate mkdir chmod chown chgrp shred rm rmdir unlink")
+_CHANGES = word_set("touch truncate mkdir chmod chown chgrp shred rm rmdir unlink")
 
 
 def write_targets(call: Call) -> list[str | None]:
@@ -579,7 +441,7 @@ class _ReadOnly(NamedTuple):
 
 def _spec(takes: str = "", operands: str = "path", unsafe: str = "", paths: str = "",
           patterns: str = "") -> _ReadOnly:  # fmt: skip
-    sets = [_words(text) for text in (takes, unsafe, paths, patterns)]
+    sets = [word_set(text) for text in (takes, unsafe, paths, patterns)]
     return _ReadOnly(sets[0] | sets[2], operands, sets[1], sets[2], sets[3])
 
 
@@ -589,7 +451,7 @@ _GREP = _spec("-e --regexp -m --max-count -A -B -C -d -D --include --exclude --e
 _READ_ONLY: dict[str, _ReadOnly] = {
     # Only options whose value could pass for a file, or that are unsafe, need listing here:
     # an option value taken for an operand just makes the command stricter.
-    **dict.fromkeys(_words("ls cat tac nl wc more stat du df cmp comm cut diff md5sum sha1sum "
+    **dict.fromkeys(word_set("ls cat tac nl wc more stat du df cmp comm cut diff md5sum sha1sum "
                            "sha256sum sha512sum cksum"), _spec()),
     "head": _spec("-n -c --lines --bytes"), "tail": _spec("-n -c --lines --bytes --pid"),
     "less": _spec(unsafe="-o -O -k --log-file --LOG-FILE"), "tree": _spec(unsafe="-o"),
@@ -605,7 +467,7 @@ _READ_ONLY: dict[str, _ReadOnly] = {
     "hostname": _spec(operands="none"),
     "jq": _spec("--arg --argjson --slurpfile --rawfile --indent -L", operands="pattern",
                 paths="-f --from-file", patterns="-f --from-file"),
-    **dict.fromkeys(_words(
+    **dict.fromkeys(word_set(
         "echo printf pwd whoami id uname true false : which type basename dirname seq sleep "
         "expr test [ [[ command realpath readlink tty nproc arch groups locale dirs cd pushd "
         "popd tr"
@@ -613,7 +475,7 @@ _READ_ONLY: dict[str, _ReadOnly] = {
 }  # fmt: skip
 
 
-_VERSIONED = _words(
+_VERSIONED = word_set(
     "python python3 node npm cargo rustc go gcc clang make pip pip3 uv ruff mypy "
     "pytest docker java javac deno bun tsc"
 )
@@ -652,7 +514,7 @@ _SED_ADDRESS = r"(?:\d+(?:~\d+)?|\$|/(?:[^/\\\n]|\\.)*/I?)"
 _SED_RANGE = rf"{_SED_ADDRESS}\s*(?:,\s*(?:{_SED_ADDRESS}|[+~]\d+))?\s*!?"
 _SED_COMMAND = rf"\s*(?:{_SED_RANGE})?\s*(?:p|=|[qQ]\d*)\s*"
 _SED_PRINT = re.compile(rf"^{_SED_COMMAND}(?:[;\n]{_SED_COMMAND})*;?\s*$")
-_SED_SAFE = _words(
+_SED_SAFE = word_set(
     "-n --quiet --silent -e --expression -E -r --regexp-extended -s --separate -u --unbuffered "
     "-z --null-data --posix"
 )
@@ -672,13 +534,13 @@ def _sed_print(values: Values) -> list[str | None] | None:
     return files
 
 
-_GIT_READ = _words(
+_GIT_READ = word_set(
     "status log diff show rev-parse ls-files blame grep describe shortlog ls-tree cat-file "
     "rev-list show-ref for-each-ref name-rev merge-base count-objects version whatchanged "
     "annotate show-branch"
 )
 _GIT_UNSAFE = frozenset({"--output", "--ext-diff", "--open-files-in-pager", "-O", "--no-index"})
-_GIT_WRITES = _words(
+_GIT_WRITES = word_set(
     "-d -D -m -M -c -C -f --delete --move --copy --force -u --set-upstream-to --unset-upstream "
     "--edit-description --track -t --no-track --create-reflog -s -e -F --annotate --sign "
     "--message --file --edit"
@@ -708,8 +570,8 @@ def _git_read_only(values: Values) -> bool:
     return subcommand in ("stash", "reflog") and rest[:1] in ((), ("list",), ("show",))
 
 
-_DECOMPRESSORS = _words("uudecode gunzip zcat bzcat xzcat unxz bunzip2 zstdcat unzstd rev")
-_DECODERS = _words("base64 basenc b64 xxd openssl gzip bzip2 xz zstd") | _DECOMPRESSORS
+_DECOMPRESSORS = word_set("uudecode gunzip zcat bzcat xzcat unxz bunzip2 zstdcat unzstd rev")
+_DECODERS = word_set("base64 basenc b64 xxd openssl gzip bzip2 xz zstd") | _DECOMPRESSORS
 
 
 def decodes(name: str, values: Values) -> bool:

@@ -18,8 +18,8 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from ._shell_budget import bounded_glob
-from ._shell_parse import decode_escapes
+from ._budget import bounded_glob
+from ._parse import decode_escapes
 
 __all__ = ["Environment", "brace_expand", "expand_word"]
 

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal, TypeAlias
 
-from ._shell_git_options import read_git
+from ._git_options import read_git
 
 __all__ = ["READERS", "Reading", "read_arguments"]
 

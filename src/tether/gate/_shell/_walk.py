@@ -1,73 +1,68 @@
-"""Shell policy: ``allow``, ``approve`` or ``deny`` for a bash script, decided from its syntax tree.
+"""The walk: every command a bash script would run, judged by the deny and approve rules.
 
-The script is parsed once (:mod:`._shell_parse`) and every command it would run is judged by the
+The script is parsed once (:mod:`._parse`) and every command it would run is judged by the
 deny rules: wrappers and programs that run programs are unwrapped (``sudo``, ``env``,
-``timeout``, ``xargs``, ``find -exec``, ``bash -c``, ``eval``, :mod:`._shell_wrappers`), each
-command is also judged as bash expands it (:mod:`._shell_expand`: braces, quoting, known
+``timeout``, ``xargs``, ``find -exec``, ``bash -c``, ``eval``, :mod:`._wrappers`), each
+command is also judged as bash expands it (:mod:`._expand`: braces, quoting, known
 variables split on ``IFS``, ``~+``/``~-``/``cd -``, globs on system paths), heredocs are read as
-bash reads them (:mod:`._shell_heredoc`), a script that tree-sitter may read otherwise than bash
+bash reads them (:mod:`._heredoc`), a script that tree-sitter may read otherwise than bash
 (a parse error, CR and other blank-like characters, comments, backslash-newlines) is also judged
-command by command as bash splits it (:mod:`._shell_lex`), and what one command means comes from
-:mod:`._shell_rules`. This module adds what only the whole script shows: pipelines (download or
+command by command as bash splits it (:mod:`._lex`), and what one command means comes from
+:mod:`._rules`. The walk adds what only the whole script shows: pipelines (download or
 decode piped to a shell, a shell wired to the network), the directory after ``cd``, literal
 variables, redirections and the path policy.
 
-``deny`` for the rules of :mod:`._shell_rules` (``docs/governance.md``, "The shell policy");
-``allow`` only when no rule objects *and* the script is proved read-only by :mod:`._shell_allow`
+``deny`` for the rules of :mod:`._rules` (``docs/governance.md``, "The shell policy");
+``allow`` only when no rule objects *and* the script is proved read-only by :mod:`._allow`
 (a list or pipeline of literal read-only commands with allowed options and files); ``approve``
 for everything else, however harmless it looks. The session-memory key is the whole tree spelled
-canonically (:mod:`._shell_key`).
+canonically (:mod:`._key`).
 """
 
 from __future__ import annotations
 
-import contextlib
 import fnmatch
 import itertools
-import os
 import posixpath
 import re
 import shlex
-from dataclasses import replace
 from typing import NamedTuple
 
-from . import _shell_rules as rules
-from ._path_policy import PathPolicy
-from ._shell_allow import PathChecks, prove_read_only
-from ._shell_budget import TooComplex, bounded_glob, check_size, spending
-from ._shell_expand import Environment, brace_expand, expand_word
-from ._shell_heredoc import heredoc_disagreements
-from ._shell_indirect import indirect_readings
-from ._shell_key import session_key
-from ._shell_lex import as_bash_reads_it, bash_commands, differs_from_the_parser
-from ._shell_parse import (
-    Call,
-    Command,
-    Paths,
-    Script,
-    ShellParser,
-    Values,
-    Word,
-    collapse,
-    decode_escapes,
-    display,
-    git_subcommand,
-    parse_options,
+from .._verdict import Verdict
+from . import _rules as rules
+from ._allow import PathChecks
+from ._budget import check_size
+from ._call import Call, Paths, collapse, display, parse_options
+from ._expand import Environment, brace_expand, expand_word
+from ._files import FileRules
+from ._heredoc import heredoc_disagreements
+from ._indirect import indirect_readings
+from ._lex import as_bash_reads_it, differs_from_the_parser
+from ._parse import Command, Script, ShellParser, Word
+from ._words import (
+    EXPANDS,
+    INTERPRETERS,
+    SHELLS,
+    fed_words,
+    is_option,
+    narrowed_by,
+    not_files,
+    printed_text,
+    quoted_patterns,
+    shell_fed_by_output,
+    split_string,
+    substitute,
 )
-from ._shell_wrappers import WRAPPERS, unwrap
-from ._verdict import Verdict, strictest
+from ._wrappers import WRAPPERS, unwrap
 
-__all__ = ["ShellPolicy"]
+__all__ = ["Walk"]
+
 
 _MAX_DEPTH = 6
 _SCAN_SECONDS = 0.025
 """The budget of the deny scan after a spent one (:meth:`ShellPolicy._denied_past_budget`)."""
-_MAX_GLOB_MATCHES = 64
 _SYSTEM_BIN = frozenset({"/bin", "/sbin", "/usr/bin", "/usr/sbin", "/usr/local/bin"})
-_SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "ash", "mksh", "fish", "csh", "tcsh",
-                     "yash", "posh", "ksh93", "rbash"})  # fmt: skip
 _STDIN_FILES = frozenset({"-", "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"})
-_INTERPRETERS = frozenset({"python", "perl", "ruby", "php", "node", "lua"})
 _NETWORK = frozenset({"nc", "ncat", "telnet", "socat", "openssl", "cryptcat"})
 _DOWNLOADERS = frozenset({"curl", "wget", "fetch", "aria2c", "http", "https", "xh", "lwp-request"})
 # Commands whose arguments may name a secret without reading it (listing, using a key).
@@ -78,13 +73,11 @@ _NOT_READING = frozenset({"ls", "stat", "test", "[", "[[", "echo", "printf", "ch
 _DELETERS = frozenset({"rm", "shred", "unlink", "rmdir", "mv"})
 _SEARCHERS = frozenset({"grep", "egrep", "fgrep", "rg"})
 _SECRET_VARIABLE = re.compile(r"\$\{?\w*(KEY|TOKEN|SECRET|PASSW|CREDENTIAL)", re.I)
-_EXPANDS = re.compile(r"[{$~*?\[]")
 _STORED_CODE = re.compile(r"\$\(|`|\$\{")
 # Commands that evaluate the text of their arguments (subscripts, arithmetic, names).
 _EVALUATING = frozenset({"[[", "let", "declare", "typeset", "local", "readonly", "export",
                          "read", "unset", "eval"})  # fmt: skip
 _DECLARATIONS = frozenset({"export", "declare", "typeset", "local", "readonly", "alias"})
-_COPIERS = frozenset({"cp", "scp", "rsync", "tar", "zip", "7z", "7za", "rclone", "sftp"})
 _SAFE_ENV = re.compile(r"^(LC_\w+|LANG|LANGUAGE|TZ|NO_COLOR|FORCE_COLOR|CLICOLOR|COLUMNS|TERM)$")
 _SENSITIVE_ENV = re.compile(
     r"^(PATH|LD_\w+|DYLD_\w+|IFS|BASH_ENV|ENV|PROMPT_COMMAND|PS4|SHELLOPTS|BASHOPTS|CDPATH|HOME|"
@@ -119,76 +112,7 @@ class _Effect(NamedTuple):
     text: str = ""
 
 
-class ShellPolicy:
-    """Classifies bash scripts; one tree-sitter parser per policy (not thread-safe). Files that
-    commands visibly read and write are checked with ``path_policy`` (relative paths resolve
-    against its workspace); without one, the current directory is the workspace."""
-
-    def __init__(self, path_policy: PathPolicy | None = None) -> None:
-        self._parser = ShellParser()
-        self._path_policy = path_policy or PathPolicy(os.getcwd())
-
-    def _paths(self) -> Paths | None:
-        """Home and workspace where the commands run (under ``--remote`` as resolved there);
-        ``None`` while the path policy has not resolved them yet."""
-        home, workspace = self._path_policy.home, self._path_policy.workspace
-        if home is None:
-            return None
-        return Paths(home, workspace, workspace, local=self._path_policy.local)
-
-    def classify(self, command: str) -> Verdict:
-        """The decision for ``command``, reasons naming each command and rule; never raises.
-
-        The deny and approve rules run over everything the script would run; ``allow`` needs
-        more than their silence: a proof that the script is in the read-only grammar."""
-        places = self._paths()
-        if places is None:
-            return Verdict.deny("the home directory where the commands run is not resolved yet")
-        paths = PathChecks(self._path_policy)
-        run = _Run(self._parser, paths, places)
-        try:
-            with spending():
-                run.script(command, 0)
-                found = strictest(run.verdicts) if run.verdicts else Verdict.allow("empty script")
-                if found.decision != "allow" or run.top is None or run.top.root is None:
-                    return found
-                return prove_read_only(run.top.root, run.top.source, places, paths)
-        except (TooComplex, RecursionError) as spent:  # what was denied so far stays denied
-            denials = [verdict for verdict in run.verdicts if verdict.decision == "deny"]
-            why = spent if isinstance(spent, TooComplex) else "nested too deeply"
-            reason = f"{collapse(command)[:60]}: too complex to prove ({why})"
-            denials = denials or self._denied_past_budget(command, places)
-            return strictest(denials) if denials else Verdict.unjudged(reason)
-        except Exception as error:  # a bug must not let anything run unchecked, in any mode
-            return Verdict.deny(f"{collapse(command)[:60]}: the shell policy failed ({error!r})")
-
-    def _denied_past_budget(self, command: str, places: Paths) -> list[Verdict]:
-        """What the deny rules say of the script's commands one by one, from the last (padding
-        put first outran the budget; the walk judged the start), each distinct one once, on a
-        smaller budget of its own: a ``deny`` found there stays final. Whatever it does not reach
-        stays unjudged, for a person."""
-        probes: list[_Run] = []
-        with contextlib.suppress(TooComplex, RecursionError), spending(_SCAN_SECONDS):
-            for text in reversed(bash_commands(command)):
-                probes.append(probe := _Run(self._parser, None, places))
-                probe.script(text, 1)
-                if any(verdict.decision == "deny" for verdict in probe.verdicts):
-                    break
-        return [v for probe in probes[-1:] for v in probe.verdicts if v.decision == "deny"]
-
-    def normalize(self, command: str) -> str:
-        """The script's session-memory key: its whole structure (control flow, substitutions,
-        redirections, heredocs) spelled canonically; ``raw:``+text if it does not parse."""
-        try:
-            script = self._parser.parse(command)
-            if script.error or script.root is None:
-                return "raw:" + command.strip()
-            return session_key(script.root, script.source)
-        except Exception:  # RecursionError on deep nesting, or a bug: the text itself is safe
-            return "raw:" + command.strip()
-
-
-class _Run:
+class Walk(FileRules):
     """One ``classify``: the verdicts so far, the working directory, literal variables."""
 
     def __init__(self, parser: ShellParser, path_policy: PathChecks | None, paths: Paths) -> None:
@@ -200,12 +124,6 @@ class _Run:
         self._effects: dict[tuple[int, int], list[_Effect]] = {}
         self.top: Script | None = None
         """The script as parsed at depth 0 (what ``allow`` must be proved on)."""
-
-    def _approve(self, reason: str) -> None:
-        self.verdicts.append(Verdict.approve(reason))
-
-    def _deny(self, reason: str) -> None:
-        self.verdicts.append(Verdict.deny(reason))
 
     # --- scripts -----------------------------------------------------------------------------
 
@@ -243,7 +161,7 @@ class _Run:
                 self._effects.setdefault((cmd.pipeline, cmd.stage), []).extend(effects)
             if output_shell is not None and not cmd.nested:
                 self._into_shell(output_shell, effects, depth)
-            output_shell = output_shell or _output_shell(cmd)
+            output_shell = output_shell or shell_fed_by_output(cmd)
             if output_shell is not None and cmd.name is not None and cmd.name.value == "exec":
                 self._approve(f"{output_shell}: everything printed from here runs as a script")
         self._pipelines(depth)
@@ -266,7 +184,7 @@ class _Run:
     def _evidence(self, readings: list[str], depth: int, why: str) -> None:
         """Classify each reading of an unknown command; keep what one of them would deny."""
         for text in dict.fromkeys(readings):
-            probe = _Run(self._parser, None, self.paths)
+            probe = Walk(self._parser, None, self.paths)
             probe._variables = self._variables
             probe.script(text, depth + 1)
             denials = [v for v in probe.verdicts if v.decision == "deny"]
@@ -323,7 +241,7 @@ class _Run:
         """Judge the command as bash expands it: braces, quoting, known variables split on IFS,
         ``~+``/``~-``, globs on system paths; deny what that reading would deny."""
         words = (cmd.name, *cmd.args) if cmd.name is not None else cmd.args
-        if not any(_EXPANDS.search(w.raw) for w in words):
+        if not any(EXPANDS.search(w.raw) for w in words):
             return
         environment = self._environment()
         fields: list[str] = []
@@ -388,7 +306,7 @@ class _Run:
                 name in _DECLARATIONS and _SENSITIVE_ENV.match(variable)
             ):
                 self._evidence([value], depth, f"{call.display}: defines a command")
-        if name in _SHELLS:
+        if name in SHELLS:
             return [self._shell(call, words, cmd, depth)]
         if name == "eval":
             if all(w.value is not None for w in words):
@@ -404,7 +322,7 @@ class _Run:
             opts = parse_options(call.values, frozenset({"-c", "--command", "-s", "-g"}))
             for script in opts.valued.get("-c", []) + opts.valued.get("--command", []):
                 self._script_word(call, Word(script or "", script), depth)
-        if rules.family(name) in _INTERPRETERS or name in ("source", ".", "su", "runuser"):
+        if rules.family(name) in INTERPRETERS or name in ("source", ".", "su", "runuser"):
             self._fetched(call, words)
         if name in ("source", ".") and words and self._sourced(call, words[0], cmd, depth):
             return [_Effect(call, "program-stdin")]
@@ -418,7 +336,7 @@ class _Run:
         return b"expand_aliases" in source or interactive is not None
 
     def _program(self, name: str, words: tuple[Word, ...], depth: int) -> tuple[Word, ...] | None:
-        """A program that runs others (:mod:`._shell_wrappers`): judge the scripts it runs; the
+        """A program that runs others (:mod:`._wrappers`): judge the scripts it runs; the
         command it executes (``()``: one that is not a literal word, already judged)."""
         unwrapped = unwrap(name, tuple(w.value for w in words))
         assert unwrapped is not None
@@ -441,18 +359,18 @@ class _Run:
         if word.value not in _STDIN_FILES:
             return False
         self._approve(f"{call.display}: runs a script read from its input")
-        for fed in _fed(cmd):
+        for fed in fed_words(cmd):
             self._script_word(call, fed, depth)
         return True
 
     def _wrapped(self, name: str, words: tuple[Word, ...], cmd: Command) -> tuple[Word, ...] | None:
         """The command a wrapper runs (``()``: xargs' default ``echo``); ``None``: it runs none."""
         if name == "env":
-            words = _split_string(words)
+            words = split_string(words)
         takes_value = _WRAPPERS[name].split()
         values = [w.value for w in words]
         index = 0
-        while index < len(values) and _is_option(values[index]):
+        while index < len(values) and is_option(values[index]):
             index += 1
             if values[index - 1] == "--":
                 break
@@ -482,7 +400,7 @@ class _Run:
         supplied: tuple[Word, ...] = ()
         if cmd.pipeline >= 0 and previous and all(e.role == "text" for e in previous):
             supplied = tuple(Word(item, item) for e in previous for item in e.text.split())
-        fed = " ".join(w.value for w in _fed(cmd) if w.value is not None)
+        fed = " ".join(w.value for w in fed_words(cmd) if w.value is not None)
         return words[start:] + supplied + tuple(Word(item, item) for item in fed.split())
 
     # --- shells, find ------------------------------------------------------------------------
@@ -509,7 +427,7 @@ class _Run:
             if len(rest) > 1 and rest[0].value is not None:
                 args = [w.value or "" for w in rest[1:]]
                 positional = {str(i): arg for i, arg in enumerate(args)} | {"@": " ".join(args[1:])}
-                reading = _substitute(rest[0].value, positional)
+                reading = substitute(rest[0].value, positional)
                 self._evidence([reading], depth, f"{call.display}: with its arguments in place")
             return _Effect(call, "shell")
         if rest and rest[0].raw.startswith("<("):
@@ -521,7 +439,7 @@ class _Run:
             return _Effect(call, "shell")
         inputs = [r.target for r in cmd.redirects if r.target and r.operator == "<"]
         self._fetched(call, tuple(inputs))
-        fed = _fed(cmd)
+        fed = fed_words(cmd)
         for word in fed:
             if word.value is None:
                 display = f"{call.display} {collapse(word.raw)[:40]}"
@@ -542,7 +460,7 @@ class _Run:
             name = posixpath.basename(command.name.value or "") if command.name else ""
             values = tuple(w.value for w in command.args)
             if name in ("echo", "printf") and None not in values:
-                printed.append(_printed(name, values))
+                printed.append(printed_text(name, values))
         for text in printed:
             self._nested(text, depth, call.display)
 
@@ -579,7 +497,7 @@ class _Run:
                 ends = [i for i in range(index, len(values)) if values[i] in (";", "+")]
                 end = ends[0] if ends else len(values)
                 self._approve(f"{call.display}: find -exec runs a command for each file")
-                narrowed = _narrowed(values[start + len(roots) : index])
+                narrowed = narrowed_by(values[start + len(roots) : index])
                 for root in roots if end > index else ():
                     fill = root or "{}"
                     if (
@@ -597,7 +515,7 @@ class _Run:
             )
             if value == "-delete" or runs in _DELETERS:
                 self._approve(f"{call.display}: find -delete deletes files")
-                narrowed = _narrowed(values[start + len(roots) : index])
+                narrowed = narrowed_by(values[start + len(roots) : index])
                 for root in roots if narrowed is None else ():
                     resolved = self.paths.resolve(root) if root is not None else None
                     if resolved and rules.destroys_system_or_home(resolved, self.paths.home):
@@ -618,8 +536,8 @@ class _Run:
 
     def _classify(self, call: Call, cmd: Command) -> _Effect:
         checked = call
-        if rules.family(call.name) in _INTERPRETERS or rules.family(call.name) == "awk":
-            stdin = tuple(w.value if w.value is not None else w.raw for w in _fed(cmd))
+        if rules.family(call.name) in INTERPRETERS or rules.family(call.name) == "awk":
+            stdin = tuple(w.value if w.value is not None else w.raw for w in fed_words(cmd))
             checked = Call(call.name, call.values + stdin, call.display, call.paths)
         for reason in rules.check_call(checked):
             self._deny(reason)
@@ -628,10 +546,10 @@ class _Run:
             self._path(call.display, target, "write")
         reads = rules.read_only_paths(call.name, call.values)
         if call.name not in _NOT_READING:
-            self._secrets(call, {t for t in targets if t is not None} | _not_files(call)
-                          | _quoted_patterns(call, cmd))  # fmt: skip
+            self._secrets(call, {t for t in targets if t is not None} | not_files(call)
+                          | quoted_patterns(call, cmd))  # fmt: skip
         family = rules.family(call.name)
-        if family in _INTERPRETERS or family == "awk":
+        if family in INTERPRETERS or family == "awk":
             self._code(checked, cmd)
         if call.name == "make":
             self._makefile(call, cmd)
@@ -651,14 +569,14 @@ class _Run:
 
     def _effect(self, call: Call, cmd: Command) -> _Effect:
         name, values = rules.family(call.name), call.values
-        if name in _INTERPRETERS:
+        if name in INTERPRETERS:
             opts = parse_options(values, frozenset({"-W", "-X", "-Q", "-I", "-M", "-r"}))
             code = not opts.flags.isdisjoint({"-c", "-m", "-e", "-E", "-r", "--eval", "-p"})
-            stdin = not (code or [p for p in opts.positionals if p != "-"] or _fed(cmd))
+            stdin = not (code or [p for p in opts.positionals if p != "-"] or fed_words(cmd))
             return _Effect(call, "program-stdin" if stdin else "other")
         if name in ("echo", "printf") and None not in values:
-            return _Effect(call, "text", _printed(name, values))
-        fed = _fed(cmd)
+            return _Effect(call, "text", printed_text(name, values))
+        fed = fed_words(cmd)
         if name in ("at", "batch") and not {"-l", "-r", "-d", "-c", "-f"} & set(values):
             for word in fed:  # at now <<EOF ... EOF: the job is the heredoc
                 self._script_word(call, word, 0)
@@ -685,93 +603,10 @@ class _Run:
         if not any(f in _STDIN_FILES or f is None for f in files):
             return
         self._approve(f"{call.display}: runs recipes from a makefile it is fed")
-        for word in _fed(cmd):
+        for word in fed_words(cmd):
             for line in (word.value or "").splitlines():
                 if line.startswith("\t"):
                     self._evidence([line.strip().lstrip("@-+")], 1, f"{call.display}: a recipe")
-
-    def _cd(self, target: str | None) -> None:
-        if target == "-":
-            cwd = self.paths.oldpwd
-        else:
-            cwd = self.paths.resolve(target) if target is not None else None
-        self.paths = replace(self.paths, cwd=cwd, oldpwd=self.paths.cwd)
-
-    def _secrets(self, call: Call, targets: set[str]) -> None:
-        """Deny arguments (or their ``x=``/``x:``/``@`` parts) that name a secret being read."""
-        values = call.values
-        if call.name == "git" and git_subcommand(values)[0] == "grep":
-            return
-        for value in values:
-            if value is None or value in targets or not rules.might_be_secret(value):
-                continue
-            for candidate in dict.fromkeys((value, *re.split(r"[=:@,]", value))):
-                kind = rules.secret_kind(self.paths.best(candidate)) if candidate else None
-                if kind is not None:
-                    self._deny(f"{call.display}: reads {kind} ({candidate})")
-                    return
-            best = self.paths.best(value)
-            if call.name in _COPIERS and rules.secret_directory(best, self.paths.home):
-                self._deny(f"{call.display}: copies {value}, a directory holding secrets")
-                return
-
-    # --- files -------------------------------------------------------------------------------
-
-    def _redirects(self, cmd: Command) -> None:
-        name = display(collapse(cmd.name.raw), cmd.args) if cmd.name is not None else ""
-        for redirect in cmd.redirects:
-            operator, target = redirect.operator, redirect.target
-            value = target.value if target is not None else None
-            duplicate = operator in (">&", "<&") and re.fullmatch(r"\d+-?|-", value or "")
-            if target is None or operator == "<<<" or duplicate:
-                continue
-            shown = f"{name} {operator} {collapse(target.raw)}".strip()
-            if value is not None and rules.is_network_device(value):
-                self._deny(f"{shown}: connects to {value} (reverse shell)")
-                continue
-            if ">" in operator:
-                self._path(shown, value, "write")
-            if "<" in operator:
-                self._path(shown, value, "read")
-
-    def _path(self, display: str, value: str | None, access: str) -> None:
-        """Check one visible read or write of ``value``: secrets, persistence, the path policy."""
-        if value is None:
-            self._approve(f"{display}: {access}s a path that expands at run time")
-            return
-        if rules.HARMLESS_DEVICES.match(value):
-            return
-        best = self.paths.best(value)
-        if access == "write":
-            kind = rules.persistence_target(best)
-            if rules.is_disk_device(best):
-                self._deny(f"{display}: writes the disk device {value}")
-            elif kind is not None:
-                self._deny(f"{display}: writes {kind} ({value}) (persistence)")
-            self._approve(f"{display}: changes {value}")
-        elif access == "read" and rules.might_be_secret(value):
-            kind = rules.secret_kind(best)
-            if kind is not None:
-                self._deny(f"{display}: reads {kind} ({value})")
-        if self._path_policy is None:
-            return
-        resolved = self.paths.resolve(value)
-        if resolved is None:
-            self._approve(f"{display}: cannot tell where {value} is (working directory unknown)")
-            return
-        matches = [resolved]
-        if ("*" in resolved or "?" in resolved or "[" in resolved) and not self.paths.local:
-            self._approve(f"{display}: {value} is a glob over another host's files")
-        elif "*" in resolved or "?" in resolved or "[" in resolved:
-            matches = bounded_glob(resolved, _MAX_GLOB_MATCHES + 1) or matches
-            if len(matches) > _MAX_GLOB_MATCHES:
-                self._approve(f"{display}: {value} matches too many files to check")
-        for path in matches[:_MAX_GLOB_MATCHES]:
-            verdict = self._path_policy.check(path, "write" if access == "write" else "read")
-            if access == "list" and verdict.decision == "deny":  # naming a secret is not reading it
-                verdict = Verdict.approve(*verdict.reasons)
-            reasons = tuple(f"{display}: {reason}" for reason in verdict.reasons)
-            self.verdicts.append(Verdict(verdict.decision, reasons))
 
     # --- pipelines ---------------------------------------------------------------------------
 
@@ -797,116 +632,3 @@ class _Run:
                 if effect.role == "program-stdin" and all(e.role == "text" for e in previous):
                     text = "\n".join(e.text for e in previous)
                     self._nested(text, depth, effect.call.display)
-
-
-_PATTERN_FIRST = frozenset({"grep", "egrep", "fgrep", "rg", "jq", "sed", "awk"})
-
-
-_FIND_NAME_TESTS = frozenset({"-name", "-iname"})
-
-
-def _narrowed(tests: Values) -> str | None:
-    """The ``-name`` pattern that every file ``find`` acts on must match, when the tests before
-    the action are a conjunction holding one (``find ~ -name '*.pyc' -delete`` does not delete
-    the home directory); ``None`` when they may match everything (``-o``, ``-name '*'``)."""
-    if any(t in ("-o", "-or", ",", "!", "-not") or t is None for t in tests):
-        return None
-    for test, value in itertools.pairwise(tests):
-        if test in _FIND_NAME_TESTS and value is not None and value.strip("*") not in ("", "."):
-            pattern: str = value.lower() if test == "-iname" else value
-            return pattern
-    return None
-
-
-def _quoted_patterns(call: Call, cmd: Command) -> set[str]:
-    """Values of quoted words with glob characters: a pattern the program is handed (``kubectl
-    proxy --accept-hosts '.*'``), not files bash finds; a copier may glob them remotely."""
-    if call.name in _COPIERS:
-        return set()
-    return {
-        w.value for w in cmd.args
-        if w.value and w.raw[:1] in "'\"" and w.raw[-1:] == w.raw[:1] and _EXPANDS.search(w.value)
-    }  # fmt: skip
-
-
-def _not_files(call: Call) -> set[str]:
-    """Values of ``call`` that are patterns, scripts or env files handed on, not files read."""
-    values = call.values
-    skipped: set[str] = set()
-    if call.name in ("docker", "podman", "nerdctl"):
-        opts = parse_options(values, frozenset({"--env-file"}))
-        skipped.update(v for v in opts.valued.get("--env-file", []) if v is not None)
-    name, rest = call.name, values
-    if name == "git":
-        subcommand, rest = git_subcommand(values)
-        name = "grep" if subcommand == "grep" else ""
-    if name in _PATTERN_FIRST:
-        takes = frozenset({"-e", "--regexp", "-f", "--file", "-m", "-A", "-B", "-C", "-g", "-t",
-                           "--arg", "--argjson", "--glob", "-T", "--type"})  # fmt: skip
-        opts = parse_options(rest, takes)
-        if opts.flags.isdisjoint({"-e", "--regexp", "-f", "--file"}) and opts.positionals:
-            first = opts.positionals[0]
-            skipped.update({first} if first is not None else set())
-        skipped.update(v for k in ("-e", "--regexp") for v in opts.valued.get(k, []) if v)
-    return skipped
-
-
-def _output_shell(cmd: Command) -> str | None:
-    """``exec > >(sh)``: the shell that the rest of the script's output is sent to."""
-    if cmd.name is None or cmd.name.value != "exec":
-        return None
-    for redirect in cmd.redirects:
-        target = redirect.target
-        if ">" in redirect.operator and target is not None and target.raw.startswith(">("):
-            for inner in target.substitutions:
-                name = posixpath.basename(inner.name.value or "") if inner.name else ""
-                if name in _SHELLS or rules.family(name) in _INTERPRETERS:
-                    return f"exec > >({name})"
-    return None
-
-
-def _fed(cmd: Command) -> list[Word]:
-    """Heredoc and here-string text fed to ``cmd`` on its standard input."""
-    fed = [r.body or (r.target if r.operator == "<<<" else None) for r in cmd.redirects]
-    return [word for word in fed if word is not None]
-
-
-def _substitute(text: str, variables: dict[str, str]) -> str:
-    """``text`` with ``$name``, ``${name}`` and ``"$name"`` of known ``variables`` in place."""
-
-    def value(match: re.Match[str]) -> str:
-        name = match.group(1)
-        return shlex.quote(variables[name]) if name in variables else match.group(0)
-
-    return re.sub(r'"?\$\{?([A-Za-z_]\w*|[0-9@*])\}?"?', value, text)
-
-
-def _is_option(value: str | None) -> bool:
-    return value is not None and value.startswith("-") and value != "-"
-
-
-def _split_string(words: tuple[Word, ...]) -> tuple[Word, ...]:
-    """``env -S 'cmd args'``: the words the string splits into."""
-    for index, word in enumerate(words):
-        value = word.value or ""
-        if not _is_option(value):
-            break
-        if value.startswith(("-S", "--split-string")):
-            attached = value.partition("=")[2] if value[1] == "-" else value[2:]
-            split = Word(attached, attached) if attached else (*words, Word("", ""))[index + 1]
-            rest = words[index + 1 + (not attached) :]
-            if split.value is None:
-                return (split, *rest)
-            return (*(Word(item, item) for item in split.value.split()), *rest)
-    return words
-
-
-def _printed(name: str, values: tuple[str | None, ...]) -> str:
-    """What ``echo``/``printf`` with literal arguments print, near enough to re-parse."""
-    words = [v or "" for v in values]
-    flags = ""
-    while name == "echo" and words and re.fullmatch(r"-[neE]+", words[0]):
-        flags, words = flags + words[0], words[1:]
-    if name == "echo":
-        return decode_escapes(" ".join(words)) if "e" in flags else " ".join(words)
-    return decode_escapes(" ".join(words[1:]) if words and "%" in words[0] else "".join(words[:1]))

@@ -14,7 +14,7 @@ import itertools
 import re
 import shlex
 
-from ._shell_parse import Call
+from ._call import Call
 
 __all__ = ["code_commands", "forks_without_bound", "interpreter_rule"]
 

@@ -31,9 +31,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import TypeAlias
 
+from .._secret_paths import CONDITIONAL_SECRET_NAMES, holds_credentials, secret_path_rule
+from ._budget import off_the_clock
 from ._git_neutral import GIT_NEUTRAL_ENVIRONMENT, GIT_NEUTRAL_OPTIONS
-from ._secret_paths import CONDITIONAL_SECRET_NAMES, holds_credentials, secret_path_rule
-from ._shell_budget import off_the_clock
 
 __all__ = ["LISTING_TIMEOUT", "LISTING_WAIT", "committed_secrets", "history_refusal"]
 

@@ -5,7 +5,7 @@ commands whose every word is a literal — plain or quoted text with nothing bas
 no ``$``, backticks, unquoted glob or brace characters, ``~`` only as a leading ``~`` or ``~/``
 — with no assignments, control flow, functions, ``(( ))``/``[[ ]]``, heredocs or here-strings,
 no ``cd``, and no redirections but to ``/dev/null`` and ``2>&1``. Each command must be on the
-read-only list with options it allows (:mod:`._shell_options`), and every file it names must
+read-only list with options it allows (:mod:`._options`), and every file it names must
 be allowed by the path policy. The text must be printable ASCII (with TAB, space and newline) and
 hold no comment and no backslash-newline: that is where bash and tree-sitter part ways. Each word
 is read twice — from tree-sitter's nodes and by an
@@ -29,16 +29,16 @@ from typing import TYPE_CHECKING
 
 from tree_sitter import Node
 
+from .._path_policy import SECRET_SEARCH_GLOBS
+from .._verdict import Verdict
+from ._budget import spend_entries
 from ._git_neutral import neutralised_words
 from ._git_secrets import history_refusal
-from ._path_policy import SECRET_SEARCH_GLOBS
-from ._shell_budget import spend_entries
-from ._shell_options import Reading, read_arguments
-from ._verdict import Verdict
+from ._options import Reading, read_arguments
 
 if TYPE_CHECKING:
-    from ._path_policy import PathAccess, PathPolicy
-    from ._shell_parse import Paths
+    from .._path_policy import PathAccess, PathPolicy
+    from ._call import Paths
 
 __all__ = ["PathChecks", "prove_read_only", "strict_literal"]
 
@@ -232,6 +232,9 @@ def _expands_here(raw: str, index: int) -> bool:
     return raw[index - 1 : index] in ("=", ":") or (index == 0 and raw[1:2] not in ("", "/"))
 
 
+_ESCAPED_OPERATOR = re.compile(rb"\\[;&|<>()\s]")
+
+
 def prove_read_only(root: Node, source: bytes, paths: Paths, path_policy: PathChecks) -> Verdict:
     """``allow`` with a reason per command when the script is provably read-only, else
     ``approve`` saying what is outside the grammar."""
@@ -243,6 +246,10 @@ def prove_read_only(root: Node, source: bytes, paths: Paths, path_policy: PathCh
             raise _Refused("a character outside printable ASCII, which bash may read differently")
         if b"\\\n" in source:
             raise _Refused("a backslash-newline, which bash removes before it reads the text")
+            raise _Refused("an escaped blank or operator, where bash and tree-sitter split apart")
+            raise _Refused(
+                "an escaped blank or operator, where bash and the parser split words apart"
+            )
         prover.cover(root)
         script = prover.statement_list(root)
     except _Refused as refused:

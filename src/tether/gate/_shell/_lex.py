@@ -13,7 +13,7 @@ which tree-sitter agrees with bash: a text the deny rules can judge like any oth
 
 from __future__ import annotations
 
-from ._shell_budget import MAX_DEPTH, TooComplex
+from ._budget import MAX_DEPTH, TooComplex
 
 __all__ = ["as_bash_reads_it", "bash_commands", "differs_from_the_parser"]
 

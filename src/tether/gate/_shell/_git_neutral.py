@@ -3,7 +3,7 @@
 git obeys configuration and hooks that live in files (system, global, the repository's own) and
 runs programs they name: an fsmonitor hook on ``status``, hooks, an external diff, a pager, gpg
 for signatures. A read-only proof of ``git log`` says nothing about those, so the script that
-runs an allowed git command (regenerated from the proof, :mod:`._shell_allow`) spells them off:
+runs an allowed git command (regenerated from the proof, :mod:`._allow`) spells them off:
 
     GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null GIT_CEILING_DIRECTORIES=<workspace's parent>
     git -c core.fsmonitor= -c core.hooksPath=/dev/null -c diff.external= -c core.pager=cat

@@ -14,8 +14,8 @@ import shlex
 from collections.abc import Callable
 from typing import NamedTuple
 
-from ._shell_parse import Values
-from ._shell_sed import sed_effects
+from ._call import Values
+from ._sed import sed_effects
 
 __all__ = ["WRAPPERS", "Unwrapped", "unwrap"]
 
@@ -307,7 +307,7 @@ def _bwrap(values: Values) -> Unwrapped:
 
 def _sed(values: Values) -> Unwrapped:
     """GNU sed's ``e CMD`` runs CMD; ``w FILE`` (and ``s///w FILE``) writes FILE, ``r FILE``
-    reads it (:mod:`._shell_sed`): read as the shell code they amount to (``CMD``,
+    reads it (:mod:`._sed`): read as the shell code they amount to (``CMD``,
     ``true > FILE``, ``cat FILE``). ``e`` alone and ``s///e`` run the input: a person's call."""
     texts: list[str] = []
     operands: list[str | None] = []

@@ -17,7 +17,7 @@ import shlex
 
 from tree_sitter import Node
 
-from ._shell_allow import strict_literal
+from ._allow import strict_literal
 
 __all__ = ["session_key"]
 

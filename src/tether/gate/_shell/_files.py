@@ -1,0 +1,121 @@
+"""What one command reads and writes: secrets named as arguments, redirections, paths.
+
+:class:`FileRules` is the part of the walk (:class:`~._walk.Walk`) that judges files: a secret
+named by an argument of a reading command, a redirection to a network device or a persistence
+target, every visible read and write checked with the path policy (globs expanded, boundedly),
+and the directory ``cd`` moves to.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+
+from .._verdict import Verdict
+from . import _rules as rules
+from ._allow import PathChecks
+from ._budget import bounded_glob
+from ._call import Call, Paths, collapse, display, git_subcommand
+from ._parse import Command
+from ._words import COPIERS
+
+__all__ = ["FileRules"]
+
+_MAX_GLOB_MATCHES = 64
+
+
+class FileRules:
+    """The verdicts so far and where the commands run; the checks of the files they touch."""
+
+    verdicts: list[Verdict]
+    paths: Paths
+    _path_policy: PathChecks | None
+
+    def _approve(self, reason: str) -> None:
+        self.verdicts.append(Verdict.approve(reason))
+
+    def _deny(self, reason: str) -> None:
+        self.verdicts.append(Verdict.deny(reason))
+
+    def _cd(self, target: str | None) -> None:
+        if target == "-":
+            cwd = self.paths.oldpwd
+        else:
+            cwd = self.paths.resolve(target) if target is not None else None
+        self.paths = replace(self.paths, cwd=cwd, oldpwd=self.paths.cwd)
+
+    def _secrets(self, call: Call, targets: set[str]) -> None:
+        """Deny arguments (or their ``x=``/``x:``/``@`` parts) that name a secret being read."""
+        values = call.values
+        if call.name == "git" and git_subcommand(values)[0] == "grep":
+            return
+        for value in values:
+            if value is None or value in targets or not rules.might_be_secret(value):
+                continue
+            for candidate in dict.fromkeys((value, *re.split(r"[=:@,]", value))):
+                kind = rules.secret_kind(self.paths.best(candidate)) if candidate else None
+                if kind is not None:
+                    self._deny(f"{call.display}: reads {kind} ({candidate})")
+                    return
+            best = self.paths.best(value)
+            if call.name in COPIERS and rules.secret_directory(best, self.paths.home):
+                self._deny(f"{call.display}: copies {value}, a directory holding secrets")
+                return
+
+    # --- files -------------------------------------------------------------------------------
+
+    def _redirects(self, cmd: Command) -> None:
+        name = display(collapse(cmd.name.raw), cmd.args) if cmd.name is not None else ""
+        for redirect in cmd.redirects:
+            operator, target = redirect.operator, redirect.target
+            value = target.value if target is not None else None
+            duplicate = operator in (">&", "<&") and re.fullmatch(r"\d+-?|-", value or "")
+            if target is None or operator == "<<<" or duplicate:
+                continue
+            shown = f"{name} {operator} {collapse(target.raw)}".strip()
+            if value is not None and rules.is_network_device(value):
+                self._deny(f"{shown}: connects to {value} (reverse shell)")
+                continue
+            if ">" in operator:
+                self._path(shown, value, "write")
+            if "<" in operator:
+                self._path(shown, value, "read")
+
+    def _path(self, display: str, value: str | None, access: str) -> None:
+        """Check one visible read or write of ``value``: secrets, persistence, the path policy."""
+        if value is None:
+            self._approve(f"{display}: {access}s a path that expands at run time")
+            return
+        if rules.HARMLESS_DEVICES.match(value):
+            return
+        best = self.paths.best(value)
+        if access == "write":
+            kind = rules.persistence_target(best)
+            if rules.is_disk_device(best):
+                self._deny(f"{display}: writes the disk device {value}")
+            elif kind is not None:
+                self._deny(f"{display}: writes {kind} ({value}) (persistence)")
+            self._approve(f"{display}: changes {value}")
+        elif access == "read" and rules.might_be_secret(value):
+            kind = rules.secret_kind(best)
+            if kind is not None:
+                self._deny(f"{display}: reads {kind} ({value})")
+        if self._path_policy is None:
+            return
+        resolved = self.paths.resolve(value)
+        if resolved is None:
+            self._approve(f"{display}: cannot tell where {value} is (working directory unknown)")
+            return
+        matches = [resolved]
+        if ("*" in resolved or "?" in resolved or "[" in resolved) and not self.paths.local:
+            self._approve(f"{display}: {value} is a glob over another host's files")
+        elif "*" in resolved or "?" in resolved or "[" in resolved:
+            matches = bounded_glob(resolved, _MAX_GLOB_MATCHES + 1) or matches
+            if len(matches) > _MAX_GLOB_MATCHES:
+                self._approve(f"{display}: {value} matches too many files to check")
+        for path in matches[:_MAX_GLOB_MATCHES]:
+            verdict = self._path_policy.check(path, "write" if access == "write" else "read")
+            if access == "list" and verdict.decision == "deny":  # naming a secret is not reading it
+                verdict = Verdict.approve(*verdict.reasons)
+            reasons = tuple(f"{display}: {reason}" for reason in verdict.reasons)
+            self.verdicts.append(Verdict(verdict.decision, reasons))
