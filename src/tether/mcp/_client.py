@@ -137,12 +137,12 @@ class McpClients:
         return tools
 
     def known_tool_names(self) -> list[str]:
-        """Every tool name the servers list, offered or not (withheld, left out)."""
+        """Every tool name the servers list, offered or not (withheld, left out), sorted."""
         names: list[str] = []
         for server, state in self.servers.items():
             names.extend(tool_name_for(server, tool) for tool in state.listed)
             names.extend(tool_name_for(server, tool) for tool in state.left_out)
-        return names
+        return sorted(names)
 
     def unknown_tool_names(self, names: Iterable[str]) -> list[str]:
         """Those of ``names`` that are no tool of a configured server. A tool of a server that
