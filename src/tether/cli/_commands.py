@@ -13,12 +13,18 @@ __all__ = ["run_command", "settings_from"]
 
 
 def settings_from(args: Any) -> RunSettings:
-    tools = _tool_names(args.tools)
+    tools, mcp_tools = _run_tool_names(args.tools)
+    if args.no_mcp and mcp_tools:
+        raise CommandError(
+            f"--tools {','.join(mcp_tools)}: not built-in tools, and --no-mcp starts no MCP server"
+        )
     return RunSettings(
         cwd=os.path.abspath(args.cwd or os.getcwd()),
         model=args.model,
         thinking=args.thinking,
         tools=tools,
+        mcp_tools=mcp_tools,
+        no_mcp=args.no_mcp,
         tool_choice=_tool_choice(args.tool_choice),
         gate=args.gate,
         continue_session=args.continue_,
@@ -43,6 +49,18 @@ def _tool_names(option: str | None) -> tuple[str, ...]:
             f"--tools: unknown tool(s) {', '.join(unknown)}; choose from {', '.join(TOOL_NAMES)}"
         )
     return tools
+
+
+def _run_tool_names(option: str | None) -> tuple[tuple[str, ...], tuple[str, ...] | None]:
+    """A run's ``--tools``: the built-in tools, and the other names, which the run checks
+    against its MCP servers' tools (``None`` without ``--tools``: every MCP tool is offered)."""
+    from ._parser import DEFAULT_TOOLS, TOOL_NAMES
+
+    if option is None:
+        return _tool_names(DEFAULT_TOOLS), None
+    names = tuple(dict.fromkeys(t.strip() for t in option.split(",") if t.strip()))
+    builtin = tuple(name for name in names if name in TOOL_NAMES)
+    return builtin, tuple(name for name in names if name not in TOOL_NAMES)
 
 
 def _tool_choice(option: str | None) -> str | None:

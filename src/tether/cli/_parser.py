@@ -93,7 +93,14 @@ def build_parser() -> argparse.ArgumentParser:
         "--tools",
         default=None,
         metavar="LIST",
-        help=f"comma-separated tools ({','.join(TOOL_NAMES)}); default {DEFAULT_TOOLS}",
+        help=f"comma-separated tools ({','.join(TOOL_NAMES)}, or an MCP tool's "
+        "mcp__SERVER__TOOL): only these are offered; default "
+        f"{DEFAULT_TOOLS} and every MCP tool",
+    )
+    parser.add_argument(
+        "--no-mcp",
+        action="store_true",
+        help="start none of the MCP servers of config.toml and offer none of their tools",
     )
     parser.add_argument(
         "--tool-choice",

@@ -23,7 +23,7 @@ from ._model_choice import EMBEDDED_MODEL_NOTE
 from ._progress import ProgressPrinter, RunStats
 from ._runtime import RunSettings, Runtime, build_runtime
 
-__all__ = ["HEADLESS_HINT", "TRUNCATED", "run_print", "session_header"]
+__all__ = ["HEADLESS_FORCED_HINT", "HEADLESS_HINT", "TRUNCATED", "run_print", "session_header"]
 
 TRUNCATED = 3
 """The exit status of a run whose last reply was cut off by the output token limit."""
@@ -31,6 +31,13 @@ TRUNCATED = 3
 HEADLESS_HINT = (
     "In print and json modes nobody can answer an approval: rerun with --gate yolo to run such "
     "calls unasked, or use rpc mode or the interactive terminal to answer them."
+)
+
+HEADLESS_FORCED_HINT = (
+    "In print and json modes nobody can answer an approval, and this call asks a person in "
+    "every gate mode, --gate yolo included: answer it in rpc mode or the interactive terminal. "
+    "An MCP server's tools always ask unless its [mcp.servers.NAME] table in config.toml says "
+    'trust = "read_only" and the server marks the tool readOnlyHint (docs/mcp.md).'
 )
 
 
@@ -59,7 +66,9 @@ async def run_print(
 ) -> int:
     """Run ``task``; returns the exit status (0 success, 1 the run failed, 3 the answer was cut
     off by the output token limit)."""
-    runtime = build_runtime(settings, None, no_approver_hint=HEADLESS_HINT)
+    runtime = build_runtime(
+        settings, None, no_approver_hint=HEADLESS_HINT, forced_hint=HEADLESS_FORCED_HINT
+    )
     if runtime.model.api == "local":
         stderr.write(f"tether: {EMBEDDED_MODEL_NOTE}\n")
     stats = RunStats()

@@ -23,6 +23,7 @@ from tether.gate import sanitize_for_display
 from tether.tools import ToolDefinition
 
 from ._call_label import call_label
+from ._result_line import first_result_line
 from ._usage_tally import UsageTally
 
 __all__ = ["ProgressPrinter", "RunStats"]
@@ -138,7 +139,7 @@ class ProgressPrinter:
             return definition.render_result(event.result, event.is_error)
         content = getattr(event.result, "content", None) or []
         text = "".join(b.text for b in content if isinstance(b, TextContent)).strip()
-        return sanitize_for_display(text.splitlines()[0][:300] if text else "done")
+        return first_result_line(text, limit=300)
 
     def _stream(self, call_id: str, partial: Any, *, final: bool = False) -> None:
         """Show output a running command streamed, once per new line (the last, unfinished

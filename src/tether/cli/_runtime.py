@@ -67,6 +67,12 @@ class RunSettings:
     model: str | None = None
     thinking: str | None = None
     tools: tuple[str, ...] = ("read", "bash", "edit", "write")
+    """The built-in tools."""
+    mcp_tools: tuple[str, ...] | None = None
+    """The other tools ``--tools`` named, each to be a tool of a configured MCP server
+    (``mcp__SERVER__TOOL``); ``None`` (no ``--tools``): every accepted MCP tool is offered."""
+    no_mcp: bool = False
+    """Start no MCP server (``--no-mcp``)."""
     tool_choice: str | None = None
     """``auto``, ``required``, ``none`` or the name of an offered tool; ``None``: the server's."""
     gate: str | None = None
@@ -175,10 +181,14 @@ def build_runtime(
     approver: Approver | None,
     *,
     no_approver_hint: str | None = None,
+    forced_hint: str | None = None,
     model: Model | None = None,
     stream_fn: StreamFn | None = None,
 ) -> Runtime:
     """Everything a run needs; a problem the person can fix is a :class:`CommandError`.
+
+    ``no_approver_hint`` and ``forced_hint`` say how to allow a call nobody could be asked
+    about: one that ``--gate yolo`` would run, and one that asks in every mode (the gate's).
 
     ``model`` and ``stream_fn`` replace the resolved model and the providers (the demo's
     scripted model)."""
@@ -211,10 +221,7 @@ def build_runtime(
     skills = load_run_skills(cwd, model, session, messages) if operations is None else None
     definitions.update({d.name: d for d in skills.definitions} if skills is not None else {})
     tools: list[AgentTool] = [wrap_tool_definition(d) for d in definitions.values()]
-    mcp_servers = _connect_mcp_servers()
-    if mcp_servers is not None:
-        tools.extend(mcp_servers.tools())
-    _check_tool_choice(settings.tool_choice, tools)
+    mcp_servers = _add_mcp_tools(settings, tools)
     gate = Gate(
         settings.gate or "normal",  # type: ignore[arg-type]
         approver,
@@ -222,6 +229,7 @@ def build_runtime(
         path_resolver=operations,  # remote paths are resolved on the remote host
         path_policy=_skills_path_policy(tools_cwd, skills),
         no_approver_hint=no_approver_hint,
+        forced_hint=forced_hint,
     )
     hands = open_hands(
         hand=settings.hand,
@@ -312,6 +320,46 @@ def _check_tool_choice(choice: str | None, tools: list[AgentTool]) -> None:
         f"--tool-choice {choice}: not auto, required, none or a tool this run offers{hint};"
         f" offered: {', '.join(names) or 'no tools'}"
     )
+
+
+def _add_mcp_tools(settings: RunSettings, tools: list[AgentTool]) -> McpClients | None:
+    """The run's MCP servers, connected unless ``--no-mcp`` or a ``--tools`` naming none of
+    their tools leaves nothing to start, with the tools offered added to ``tools``; a bad
+    ``--tools`` or ``--tool-choice`` stops the servers and is a usage error."""
+    wanted = not settings.no_mcp and settings.mcp_tools != ()
+    servers = _connect_mcp_servers() if wanted else None
+    try:
+        tools.extend(_offered_mcp_tools(settings, servers))
+        _check_tool_choice(settings.tool_choice, tools)
+    except CommandError:
+        if servers is not None:
+            servers.close()
+        raise
+    return servers
+
+
+def _offered_mcp_tools(settings: RunSettings, servers: McpClients | None) -> list[AgentTool]:
+    """The MCP tools the run offers: every accepted one, or only those ``--tools`` names; a
+    name that is neither built-in nor a tool of a configured server is a usage error now."""
+    requested = settings.mcp_tools
+    if requested is None:
+        return servers.tools() if servers is not None else []
+    unknown = servers.unknown_tool_names(requested) if servers is not None else list(requested)
+    if unknown:
+        from ._parser import TOOL_NAMES
+
+        if servers is not None:
+            mcp = ", ".join(servers.known_tool_names()) or "none listed"
+            of_servers = f"tools of the MCP servers: {mcp}"
+        elif settings.no_mcp:
+            of_servers = "no MCP tools (--no-mcp)"
+        else:
+            of_servers = "no MCP tools (no MCP server in config.toml)"
+        raise CommandError(
+            f"--tools: unknown tool(s) {', '.join(unknown)}; built-in tools: "
+            f"{', '.join(TOOL_NAMES)}; {of_servers}"
+        )
+    return servers.tools(only=requested) if servers is not None else []
 
 
 def _forcing_once(stream_fn: StreamFn) -> StreamFn:

@@ -29,10 +29,12 @@ from tether.agent import (
     ToolExecutionUpdate,
     TurnStart,
 )
-from tether.ai import AssistantMessage, TextContent, ThinkingContent, UserMessage
+from tether.ai import AssistantMessage, ImageContent, TextContent, ThinkingContent, UserMessage
+from tether.mcp import result_body
 from tether.tools import ToolDefinition
 
 from ._call_label import call_label
+from ._result_line import first_result_line
 from ._terminal_style import Styler
 
 __all__ = ["Transcript"]
@@ -309,7 +311,8 @@ class Transcript:
         reached_tool = not event.is_error or details is not None
         lines: list[str] = []
         if not reached_tool:
-            lines += styler.block(text.strip() or "failed", "red", "    ", "  ✗ ", prose=True)
+            shown = result_body(text).strip() or "failed"
+            lines += styler.block(shown, "red", "    ", "  ✗ ", prose=True)
             self.write(lines)
             return
         if isinstance(details, Mapping) and isinstance(details.get("diff"), str):
@@ -330,10 +333,19 @@ class Transcript:
         if definition is not None and definition.render_result is not None:
             summary = definition.render_result(event.result, event.is_error)
         else:
-            summary = text.strip().split("\n")[0][:200] if text.strip() else "done"
+            summary = first_result_line(text, limit=200, empty=_no_text(event.result))
         style = "red" if event.is_error else "green"
         lines.append(styler.join([("  ⎿ ", style), (summary, style), (f"  {seconds:.1f}s", "dim")]))
         self.write(lines)
+
+
+def _no_text(result: Any) -> str:
+    """The summary of a result without text: what it holds instead (an image), else done."""
+    content = getattr(result, "content", None) or []
+    images = sum(1 for block in content if isinstance(block, ImageContent))
+    if images:
+        return "an image" if images == 1 else f"{images} images"
+    return "done"
 
 
 def _text_of(result: Any) -> str:

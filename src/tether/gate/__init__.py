@@ -46,7 +46,13 @@ from ._protected_paths import (
     PROTECTED_ROOT_NAMES,
     protected_workspace_rule,
 )
-from ._redaction import UntrustedBoundary, project_error, redact_secrets, sanitize_for_display
+from ._redaction import (
+    UntrustedBoundary,
+    project_error,
+    redact_secrets,
+    sanitize_for_display,
+    unwrap_untrusted,
+)
 from ._reviewer import ReviewAction, Reviewer, ReviewOutcome
 from ._secret_paths import (
     CONDITIONAL_SECRET_NAMES,
@@ -100,4 +106,5 @@ __all__ = [
     "sanitize_for_display",
     "secret_path_rule",
     "strictest",
+    "unwrap_untrusted",
 ]

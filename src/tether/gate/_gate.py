@@ -112,6 +112,7 @@ class Gate:
         redact_results: bool = True,
         untrusted_boundary: UntrustedBoundary | None = None,
         no_approver_hint: str | None = None,
+        forced_hint: str | None = None,
     ) -> None:
         if mode not in get_args(Mode):
             raise ValueError(f"Unknown gate mode {mode!r}; use one of {', '.join(get_args(Mode))}.")
@@ -135,6 +136,10 @@ class Gate:
         self.no_approver_hint = no_approver_hint
         """What a denial for want of an approver tells (e.g. a command's flags); ``None``: how
         to configure one in code."""
+        self.forced_hint = forced_hint
+        """The same for a call that asks in every mode, yolo included (``default_confirm``,
+        ``confirm=true``), where advice to change the mode would be wrong; ``None``:
+        ``no_approver_hint``."""
         self.records: list[GateRecord] = []
         self._session: dict[str, Literal["allow", "deny"]] = {}
 
@@ -206,7 +211,8 @@ class Gate:
             cause = outcome.escalated_because or outcome.reason_code
             why = f"{why}; the reviewer escalated ({cause})"
         if self.approver is None:
-            reason = _no_approver_reason(why, self.no_approver_hint)
+            hint = self.forced_hint if forced and self.forced_hint else self.no_approver_hint
+            reason = _no_approver_reason(why, hint)
             return self._deny(call, verdict, "no_approver", reason)
         shown = self._shown(call.args, owns_confirm=governance is None or governance.owns_confirm)
         decision = await self._ask(

@@ -34,7 +34,7 @@ from ._config import (
 from ._connection import ServerConnection, ServerGone
 from ._http_auth import McpTokenError, token_path
 from ._pins import PinCheck, PinStatus, PinStore, definition_digest
-from ._results import MAX_IMAGE_BYTES, to_agent_result
+from ._results import MAX_IMAGE_BYTES, result_body, to_agent_result
 from ._serve import HTTP_HOST, HTTP_PATH, governed_tools, serve, serve_tools
 from ._server import NO_APPROVAL_CHANNEL, build_server, to_call_result
 from ._stdio import malformed_request_reply
@@ -68,6 +68,7 @@ __all__ = [
     "load_server_configs",
     "malformed_request_reply",
     "print_server_list",
+    "result_body",
     "serve",
     "serve_tools",
     "to_agent_result",

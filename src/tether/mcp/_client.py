@@ -21,7 +21,7 @@ import atexit
 import re
 import sys
 import threading
-from collections.abc import Callable, Coroutine, Sequence
+from collections.abc import Callable, Collection, Coroutine, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -81,6 +81,8 @@ class ServerState:
     accepted: dict[str, str] = field(default_factory=dict)
     """Tool name -> the digest of the definition accepted for this session."""
     withheld: dict[str, PinCheck] = field(default_factory=dict)
+    left_out: dict[str, str] = field(default_factory=dict)
+    """Tools the server lists that tether does not offer (shown names) -> why."""
     restart_failed: bool = False
 
 
@@ -124,13 +126,34 @@ class McpClients:
         """Connect every server (concurrently); a server that fails is reported, not raised."""
         self._run(self._connect_all())
 
-    def tools(self) -> list[AgentTool]:
-        """The accepted tools of every connected server, governed."""
+    def tools(self, only: Collection[str] | None = None) -> list[AgentTool]:
+        """The accepted tools of every connected server, governed; with ``only``, just those
+        whose names (``mcp__SERVER__TOOL``) it holds."""
         tools = []
         for state in self.servers.values():
             for name in state.accepted:
-                tools.append(self._agent_tool(state, state.listed[name]))
+                if only is None or tool_name_for(state.config.name, name) in only:
+                    tools.append(self._agent_tool(state, state.listed[name]))
         return tools
+
+    def known_tool_names(self) -> list[str]:
+        """Every tool name the servers list, offered or not (withheld, left out), sorted."""
+        names: list[str] = []
+        for server, state in self.servers.items():
+            names.extend(tool_name_for(server, tool) for tool in state.listed)
+            names.extend(tool_name_for(server, tool) for tool in state.left_out)
+        return sorted(names)
+
+    def unknown_tool_names(self, names: Iterable[str]) -> list[str]:
+        """Those of ``names`` that are no tool of a configured server. A tool of a server that
+        did not connect is not unknown: that server was reported, and its tools left out."""
+        known = set(self.known_tool_names())
+        down = {f"mcp__{s}__" for s, state in self.servers.items() if state.state != "connected"}
+        return [
+            name
+            for name in names
+            if name not in known and not any(name.startswith(prefix) for prefix in down)
+        ]
 
     def close(self) -> None:
         """Stop every server, each with its whole process tree; returns when they are gone."""
@@ -170,13 +193,17 @@ class McpClients:
     ) -> None:
         name = state.config.name
         usable = {}
+        left_out = {}
         for tool in tools:
-            if _TOOL_NAME.fullmatch(tool.name) and len(tool_name_for(name, tool.name)) <= 64:
+            reason = _why_left_out(name, tool)
+            if reason is None:
                 usable[tool.name] = tool
-            else:
-                shown = sanitize_for_display(tool.name)[:80]
-                self.notify(f'tether: MCP server "{name}": tool {shown!r} left out (its name)')
-        state.listed = usable
+                continue
+            shown = sanitize_for_display(tool.name)[:80]
+            left_out[shown] = reason
+            if state.left_out.get(shown) != reason:
+                self.notify(f'tether: MCP server "{name}": tool {shown!r} left out ({reason})')
+        state.listed, state.left_out = usable, left_out
         definitions = {key: tool_definition(tool) for key, tool in usable.items()}
         if first_connect and not self.pins.knows(name):
             self.pins.pin(name, list(definitions.values()))
@@ -352,6 +379,22 @@ def connect_configured_servers(notify: Callable[[str], None] | None = None) -> M
     clients = McpClients(configs, notify=notify)
     clients.connect()
     return clients
+
+
+TASKS_REQUIRED = (
+    'it requires MCP task augmentation (execution.taskSupport "required"), '
+    "which tether's client does not support"
+)
+"""Why a tool that can only run as an MCP task is not offered: a plain call of it fails."""
+
+
+def _why_left_out(server: str, tool: mcp_types.Tool) -> str | None:
+    """Why ``tool`` is not offered to the model, or ``None`` when it is usable."""
+    if not _TOOL_NAME.fullmatch(tool.name) or len(tool_name_for(server, tool.name)) > 64:
+        return "its name"
+    if tool.execution is not None and tool.execution.task_support == "required":
+        return TASKS_REQUIRED
+    return None
 
 
 def _withheld_message(server: str, tool: str, check: PinCheck) -> str:

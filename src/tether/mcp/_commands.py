@@ -34,6 +34,8 @@ def print_server_list(out: TextIO, *, pins: PinStore | None = None) -> int:
                 read_only = bool(listed.annotations and listed.annotations.read_only_hint)
                 hint = "  readOnlyHint" if read_only else ""
                 out.write(f"  mcp__{name}__{sanitize_for_display(tool)}  {pin}{hint}\n")
+            for shown, reason in sorted(state.left_out.items()):
+                out.write(f"  mcp__{name}__{shown}  not offered: {reason}\n")
     finally:
         clients.close()
     return 0

@@ -81,6 +81,10 @@ class ServerConnection:
         self._refusals: list[int] = []
         """HTTP 401/403 answers of a url server (the SDK's error does not carry the status)."""
         self._relist: Callable[[], object] | None = None
+        """Lists the tools again in the task group of the connection that is up; ``None``
+        while none is (starting, restarting, ended)."""
+        self._relist_pending = False
+        """A change of the tool list was announced while no connection could list it."""
 
     async def open(self) -> list[mcp_types.Tool]:
         """Connect (again) and return the server's tools; raises :class:`ConnectionError`
@@ -217,11 +221,17 @@ class ServerConnection:
 
         async with anyio.create_task_group() as group:
             self._relist = lambda: group.start_soon(self._list_changed, client)
-            group.start_soon(self._listen_for_changes, client)
-            while (request := await requests.get()) is not None:
-                in_flight.append(request)
-                group.start_soon(self._serve, client, request, requests)
-            group.cancel_scope.cancel()
+            try:
+                if self._relist_pending:  # announced while this connection was starting
+                    self._relist_pending = False
+                    self._relist()
+                group.start_soon(self._listen_for_changes, client)
+                while (request := await requests.get()) is not None:
+                    in_flight.append(request)
+                    group.start_soon(self._serve, client, request, requests)
+                group.cancel_scope.cancel()
+            finally:
+                self._relist = None  # never start a task in a group that has ended
 
     async def _serve(
         self, client: Client, request: _Request, requests: asyncio.Queue[_Request | None]
@@ -271,8 +281,12 @@ class ServerConnection:
     async def _on_message(self, message: Any) -> None:
         import mcp_types
 
-        if isinstance(message, mcp_types.ToolListChangedNotification) and self._relist:
+        if not isinstance(message, mcp_types.ToolListChangedNotification):
+            return
+        if self._relist is not None:
             self._relist()
+        else:
+            self._relist_pending = True
 
     async def _listen_for_changes(self, client: Client) -> None:
         """On 2026-07-28 connections a change of the tool list arrives on a subscription;

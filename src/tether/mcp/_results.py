@@ -3,13 +3,16 @@
 Text (and text resources) are joined, cut to the pipeline's caps and wrapped in the session's
 untrusted-output boundary, so nothing a server returns reads as an instruction. Images pass
 through up to a size cap; audio and binary resources are named, not inlined. Structured content
-(already checked against the tool's output schema by the SDK) is shown as JSON when the server
-sent no text.
+(already checked against the tool's output schema by the SDK) is shown as JSON only when the
+server sent no content at all: a server that sends content carries its structured result there
+too (the spec asks it to), so an image result is an image block and nothing else, never its
+base64 data again as text.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from typing import TYPE_CHECKING
 
 from tether.agent import (
@@ -21,15 +24,17 @@ from tether.agent import (
     truncate_head,
 )
 from tether.ai import ImageContent, TextContent
-from tether.gate import UntrustedBoundary
+from tether.gate import UntrustedBoundary, unwrap_untrusted
 
 if TYPE_CHECKING:
     import mcp_types
 
-__all__ = ["MAX_IMAGE_BYTES", "to_agent_result"]
+__all__ = ["MAX_IMAGE_BYTES", "result_body", "to_agent_result"]
 
 MAX_IMAGE_BYTES = 5 * 1024 * 1024
 """Of one image's base64 data; a bigger one is named instead of passed on."""
+
+_LABEL = re.compile(r'\[output of MCP server "[A-Za-z0-9_-]{1,32}"\]')
 
 
 def to_agent_result(
@@ -59,13 +64,31 @@ def to_agent_result(
             texts.append(f"[resource link: {block.uri}]")
         else:
             texts.append(f"[{block.type} content left out]")
-    if not texts and result.structured_content is not None:
+    if not result.content and result.structured_content is not None:
         texts.append(json.dumps(result.structured_content, ensure_ascii=False, indent=1))
+    if images and not texts and not result.is_error:
+        return AgentToolResult(list(images))
     text = _capped("\n".join(texts))
-    marked = boundary.wrap(f'[output of MCP server "{server}"]\n{text}')
+    marked = boundary.wrap(f"{_output_label(server)}\n{text}")
     if result.is_error:
         raise ToolError(marked)
     return AgentToolResult([TextContent(marked), *images])
+
+
+def _output_label(server: str) -> str:
+    """The line that opens a server's output inside the fence, naming where it came from."""
+    return f'[output of MCP server "{server}"]'
+
+
+def result_body(text: str) -> str:
+    """What a server said in a result's text: without the untrusted-output fence and the line
+    naming the server (a one-line summary for a person shows the output itself)."""
+    lines = unwrap_untrusted(text).split("\n")
+    while lines and not lines[0].strip():
+        lines.pop(0)
+    if lines and _LABEL.fullmatch(lines[0].strip()):
+        lines.pop(0)
+    return "\n".join(lines)
 
 
 def _capped(text: str) -> str:
