@@ -8,7 +8,7 @@ import pydantic
 import pytest
 
 from tether.agent import AgentContext, AgentLoopConfig, AgentTool, agent_loop
-from tether.ai import UserMessage
+from tether.ai import UserMessage, without_confirm_request
 from tether.ai.faux import FauxModel, faux_message, faux_text, faux_tool_call
 from tether.gate._governance import (
     Governance,
@@ -186,3 +186,10 @@ async def test_a_governed_pydantic_tool_still_receives_a_model_instance() -> Non
 def test_ungoverned_tools_pass_through_unchanged() -> None:
     tool = AgentTool("u", "u", "d", {"type": "object"}, _record)
     assert govern(tool) is tool
+
+
+def test_the_injected_confirm_is_the_one_without_confirm_request_removes() -> None:
+    facing = model_facing_schema(SCHEMA, owns_confirm=False)
+    stripped = without_confirm_request(facing)
+    assert stripped == model_facing_schema(SCHEMA, owns_confirm=True)
+    assert "confirm" not in stripped["properties"]

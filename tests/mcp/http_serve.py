@@ -40,13 +40,15 @@ class HttpServer:
 
 
 @asynccontextmanager
-async def serve_http(home: Path, *args: str) -> AsyncIterator[HttpServer]:
-    """``tether mcp serve --transport http --port 0 ARGS`` with ``TETHER_HOME=home``, once it
-    listens."""
+async def serve_http(
+    home: Path, *args: str, env: dict[str, str] | None = None
+) -> AsyncIterator[HttpServer]:
+    """``tether mcp serve --transport http --port 0 ARGS`` with ``TETHER_HOME=home`` (and
+    ``env`` added to the environment), once it listens."""
     process = await asyncio.create_subprocess_exec(
         TETHER,
         *("mcp", "serve", "--transport", "http", "--port", "0", *args),
-        env={**os.environ, "TETHER_HOME": str(home)},
+        env={**os.environ, **(env or {}), "TETHER_HOME": str(home)},
         stdin=asyncio.subprocess.DEVNULL,
         stdout=asyncio.subprocess.DEVNULL,
         stderr=asyncio.subprocess.PIPE,

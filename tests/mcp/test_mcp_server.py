@@ -41,35 +41,36 @@ def _tool_args(workspace: Path) -> list[str]:
 
 
 @asynccontextmanager
-async def _stdio(workspace: Path) -> AsyncIterator[Client]:
+async def _stdio(workspace: Path, env: dict[str, str]) -> AsyncIterator[Client]:
     params = StdioServerParameters(
         command=TETHER,
         args=["mcp", "serve", *_tool_args(workspace)],
         cwd=str(workspace),
-        env=under_test_env(),
+        env={**(under_test_env() or {}), **env},
     )
     async with Client(params) as client:
         yield client
 
 
 @asynccontextmanager
-async def _http(workspace: Path) -> AsyncIterator[Client]:
+async def _http(workspace: Path, env: dict[str, str]) -> AsyncIterator[Client]:
     async with (
-        serve_http(workspace.parent / "home", *_tool_args(workspace)) as server,
+        serve_http(workspace.parent / "home", *_tool_args(workspace), env=env) as server,
         sdk_client(server.url, server.token()) as client,
     ):
         yield client
 
 
-Connect = Callable[[], AbstractAsyncContextManager[Client]]
+Connect = Callable[..., AbstractAsyncContextManager[Client]]
 
 
 @pytest.fixture(params=["stdio", "http"])
 def connect(request: pytest.FixtureRequest, workspace: Path) -> Connect:
     """Opens a client in the test's own task (the SDK's cancel scopes must not cross tasks,
-    as they would between an async fixture's setup and teardown)."""
+    as they would between an async fixture's setup and teardown); keyword arguments are added
+    to the server's environment."""
     transport = _stdio if request.param == "stdio" else _http
-    return lambda: transport(workspace)
+    return lambda **env: transport(workspace, env)
 
 
 def _text(result: object) -> str:
@@ -83,7 +84,8 @@ async def test_tools_are_listed_without_x_review_and_annotated_from_governance(c
         assert set(tools) == {"read", "bash", "ls", "write"}
         assert "x-review" not in repr([tool.input_schema for tool in listing.tools])
         assert tools["read"].input_schema["required"] == ["path"]
-        assert "confirm" in tools["bash"].input_schema["properties"]
+        for tool in listing.tools:  # the host's model cannot be the person confirm asks for
+            assert "confirm" not in tool.input_schema["properties"], tool.name
         for name in ("read", "ls"):
             annotations = tools[name].annotations
             assert annotations is not None
@@ -94,6 +96,15 @@ async def test_tools_are_listed_without_x_review_and_annotated_from_governance(c
             assert annotations is not None
             assert annotations.read_only_hint is False
             assert annotations.destructive_hint is True
+
+
+async def test_only_the_tools_capability_is_advertised(connect: Connect):
+    async with connect() as client:
+        capabilities = client.server_capabilities
+        assert capabilities is not None
+        assert capabilities.tools is not None
+        served = {k for k, v in capabilities.model_dump().items() if v is not None}
+        assert served == {"tools"}
 
 
 async def test_read_runs_through_the_pipeline(connect: Connect):
@@ -151,6 +162,24 @@ async def test_a_long_bash_sends_progress(connect: Connect):
         assert not result.is_error, _text(result)
         assert _text(result).split() == ["one", "two", "three"]
         assert "one" in seen and "two" in seen
+
+
+async def test_a_silent_call_sends_heartbeats_while_it_runs(connect: Connect):
+    async with connect(TETHER_MCP_HEARTBEAT_S="0.2") as client:
+        seen: list[tuple[float, str]] = []
+
+        async def progress(value: float, total: float | None, message: str | None) -> None:
+            seen.append((value, message or ""))
+
+        result = await client.call_tool(
+            "bash", {"command": "sleep 1.5; echo done"}, progress_callback=progress
+        )
+        assert not result.is_error, _text(result)
+        assert _text(result).strip() == "done"
+        heartbeats = [message for _, message in seen if message.startswith("still running")]
+        assert len(heartbeats) >= 2, seen
+        values = [value for value, _ in seen]
+        assert values == sorted(set(values)), "progress must rise with each notification"
 
 
 def _sleepers() -> list[psutil.Process]:

@@ -8,6 +8,11 @@ for arguments in flight, and cancellation (:class:`AbortController`). The script
 """
 
 from ._abort import AbortController, AbortError, AbortSignal
+from ._confirm_request import (
+    CONFIRM_REQUEST_PROPERTY,
+    confirm_request_schema,
+    without_confirm_request,
+)
 from ._json import from_json, to_json
 from ._partial_json import parse_streaming_json
 from ._stream import (
@@ -58,6 +63,7 @@ from ._validation import (
 )
 
 __all__ = [
+    "CONFIRM_REQUEST_PROPERTY",
     "AbortController",
     "AbortError",
     "AbortSignal",
@@ -97,6 +103,7 @@ __all__ = [
     "UserContent",
     "UserMessage",
     "clean_text",
+    "confirm_request_schema",
     "copy_json",
     "decode_json_line",
     "from_json",
@@ -105,4 +112,5 @@ __all__ = [
     "to_json",
     "validate_arguments",
     "validate_tool_arguments",
+    "without_confirm_request",
 ]

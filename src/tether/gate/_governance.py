@@ -20,7 +20,12 @@ from typing import TYPE_CHECKING, Any
 import pydantic
 
 from tether.agent import AgentTool, AgentToolResult, UpdateCallback
-from tether.ai import AbortSignal, parameters_schema
+from tether.ai import (
+    CONFIRM_REQUEST_PROPERTY,
+    AbortSignal,
+    confirm_request_schema,
+    parameters_schema,
+)
 
 from ._verdict import Verdict
 
@@ -43,7 +48,7 @@ __all__ = [
 ]
 
 REVIEW_KEYWORD = "x-review"
-CONFIRM_PROPERTY = "confirm"
+CONFIRM_PROPERTY = CONFIRM_REQUEST_PROPERTY
 
 
 class Review(StrEnum):
@@ -129,10 +134,7 @@ def model_facing_schema(schema: Mapping[str, Any], *, owns_confirm: bool) -> dic
     stripped: dict[str, Any] = _strip_review(copy.deepcopy(dict(schema)))
     if not owns_confirm:
         properties = stripped.setdefault("properties", {})
-        properties[CONFIRM_PROPERTY] = {
-            "type": "boolean",
-            "description": "Set to true to ask a person to approve this call before it runs.",
-        }
+        properties[CONFIRM_PROPERTY] = confirm_request_schema()
     return stripped
 
 

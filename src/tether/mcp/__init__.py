@@ -35,13 +35,15 @@ from ._connection import ServerConnection, ServerGone
 from ._http_auth import McpTokenError, token_path
 from ._pins import PinCheck, PinStatus, PinStore, definition_digest
 from ._results import MAX_IMAGE_BYTES, result_body, to_agent_result
-from ._serve import HTTP_HOST, HTTP_PATH, governed_tools, serve, serve_tools
-from ._server import NO_APPROVAL_CHANNEL, build_server, to_call_result
+from ._serve import HEARTBEAT_ENV, HTTP_HOST, HTTP_PATH, governed_tools, serve, serve_tools
+from ._server import HEARTBEAT_S, NO_APPROVAL_CHANNEL, build_server, to_call_result
 from ._stdio import malformed_request_reply
 
 __all__ = [
     "DEFAULT_REQUEST_TIMEOUT",
     "DEFAULT_STARTUP_TIMEOUT",
+    "HEARTBEAT_ENV",
+    "HEARTBEAT_S",
     "HTTP_HOST",
     "HTTP_PATH",
     "MAX_IMAGE_BYTES",

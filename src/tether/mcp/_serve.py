@@ -7,6 +7,11 @@ a malformed request gets a JSON-RPC error with its id (:mod:`._stdio`), and no t
 the host that started the process owns its pipes. HTTP listens on 127.0.0.1 only, at ``/mcp``,
 and every request needs the bearer token (:mod:`._http_auth`), written to :func:`token_path`
 before the address is printed on stderr; ``--port 0`` picks a free port.
+
+While a call runs, a request that carried a ``progressToken`` gets a progress notification at
+least every :data:`HEARTBEAT_S` seconds, output or not (``TETHER_MCP_HEARTBEAT_S`` sets another
+interval); a request without one asked for no progress and gets none, so a host that sends no
+token and times out its requests cuts off a call that stays silent that long.
 """
 
 from __future__ import annotations
@@ -22,16 +27,18 @@ from tether.gate import Gate, Mode
 from tether.tools import create_coding_tools, wrap_tool_definition
 
 from ._http_auth import BearerTokenAuth, new_token, read_token_file, token_path
-from ._server import NO_APPROVAL_CHANNEL, build_server
+from ._server import HEARTBEAT_S, NO_APPROVAL_CHANNEL, build_server
 from ._stdio import checked_stdio_server
 
 if TYPE_CHECKING:
     from mcp.server import Server
 
-__all__ = ["HTTP_HOST", "HTTP_PATH", "governed_tools", "serve", "serve_tools"]
+__all__ = ["HEARTBEAT_ENV", "HTTP_HOST", "HTTP_PATH", "governed_tools", "serve", "serve_tools"]
 
 HTTP_HOST = "127.0.0.1"
 HTTP_PATH = "/mcp"
+HEARTBEAT_ENV = "TETHER_MCP_HEARTBEAT_S"
+"""Seconds between progress heartbeats of a running call (default :data:`HEARTBEAT_S`)."""
 
 
 def governed_tools(cwd: str, names: Sequence[str], *, sandbox: bool | None) -> list[AgentTool]:
@@ -57,12 +64,35 @@ async def serve(
         token, warning = read_token_file(token_file)
         if warning is not None:
             stderr.write(f"tether mcp serve: warning: {warning}\n")
+    heartbeat_s = _heartbeat_interval(os.environ.get(HEARTBEAT_ENV), stderr)
     cwd = os.path.realpath(cwd)
     gate = Gate(mode, None, workspace=cwd, no_approver_hint=NO_APPROVAL_CHANNEL)
     tools = governed_tools(cwd, tool_names, sandbox=sandbox)
     return await serve_tools(
-        tools, gate, transport=transport, port=port, token=token, stderr=stderr
+        tools,
+        gate,
+        transport=transport,
+        port=port,
+        token=token,
+        stderr=stderr,
+        heartbeat_s=heartbeat_s,
     )
+
+
+def _heartbeat_interval(value: str | None, stderr: TextIO) -> float:
+    if value is None or not value.strip():
+        return HEARTBEAT_S
+    try:
+        seconds = float(value)
+    except ValueError:
+        seconds = -1.0
+    if not 0 < seconds < float("inf"):
+        stderr.write(
+            f"tether mcp serve: warning: {HEARTBEAT_ENV}={value!r} is not a positive number of "
+            f"seconds; heartbeats every {HEARTBEAT_S:g} s\n"
+        )
+        return HEARTBEAT_S
+    return seconds
 
 
 async def serve_tools(
@@ -73,10 +103,12 @@ async def serve_tools(
     port: int = 8000,
     token: str | None = None,
     stderr: TextIO = sys.stderr,
+    heartbeat_s: float = HEARTBEAT_S,
 ) -> int:
     """Serve ``tools`` (governed :class:`AgentTool` s), every call through ``gate``. Over HTTP
-    every request needs ``Authorization: Bearer`` ``token`` (default: a new random one)."""
-    server = build_server(tools, gate)
+    every request needs ``Authorization: Bearer`` ``token`` (default: a new random one). A
+    running call that asked for progress hears from the server every ``heartbeat_s``."""
+    server = build_server(tools, gate, heartbeat_s=heartbeat_s)
     if transport == "stdio":
         async with checked_stdio_server() as (read_stream, write_stream):
             await server.run(read_stream, write_stream, server.create_initialization_options())

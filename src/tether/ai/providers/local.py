@@ -14,6 +14,10 @@ generator through the event loop and leave as tether's events — text deltas, o
 whose arguments stream as they are written. An abort stops the generation between two tokens
 and ends the message at once with stop reason ``aborted``, what was written kept.
 
+The runtime's ``confirm`` property (:func:`tether.ai.without_confirm_request`) is left out of
+what the model is shown and of its grammar: it asks for a person, and this model would ask at
+random.
+
 A reply is cut — stop reason ``length``, ``error_message`` saying why — at ``max_tokens`` or
 when its free text starts repeating itself.
 
@@ -38,6 +42,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from .._confirm_request import without_confirm_request
 from .._stream import AssistantMessageEvent, StreamOptions
 from .._types import Context, Model, Tool
 from ._assembler import Events, MessageAssembler
@@ -181,7 +186,7 @@ def _request(
 ) -> tuple[str, dict[str, Any], list[str]] | str:
     """The model file, the worker's generation request and the callable tools' names, or why
     the request cannot run."""
-    settings = _settings(context.tools, options)
+    settings = _settings(_shown_tools(context.tools), options)
     if isinstance(settings, str):
         return settings
     problem = local_model_problem(model)
@@ -199,6 +204,14 @@ def _request(
         "text_allowed": settings.text_allowed,
     }
     return str(_model_path(model)), fields, [tool.name for tool in settings.callable]
+
+
+def _shown_tools(tools: Sequence[Tool]) -> list[Tool]:
+    """The tools as this model is shown them: without the runtime's injected ``confirm``,
+    neither in the system message nor in the grammar. A small model held to a schema fills in
+    whatever it is offered, ``true`` as often as not, and so turns its plain reads into
+    approvals that nobody may be there to give."""
+    return [Tool(t.name, t.description, without_confirm_request(t.parameters)) for t in tools]
 
 
 def _ending(finished: Finished, reader: _ReplyReader, assembler: MessageAssembler) -> Events:
