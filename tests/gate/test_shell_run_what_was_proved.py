@@ -121,6 +121,11 @@ def test_an_allow_carries_the_script_regenerated_from_what_was_proved(
         "ls\x0c",
         "ls\u00a0",
         "ls\x1b[31m",
+        # bash keeps an escaped operator in the word; tree-sitter split these after the quote
+        "cat 'README.md'\\;ls",
+        'cat "README.md"\\|ls',
+        "ls src\\;ls",
+        "cat README.md\\ ;ls",
     ],
 )
 def test_comments_backslash_newlines_and_unusual_bytes_are_never_allowed(
@@ -129,6 +134,13 @@ def test_comments_backslash_newlines_and_unusual_bytes_are_never_allowed(
     verdict = policy.classify(command)
     assert verdict.decision != "allow", verdict
     assert verdict.prepared is None
+
+
+@pytest.mark.parametrize("command", ["grep 'a\\|b' README.md", 'grep "a\\;b" README.md'])
+def test_a_backslash_inside_quotes_is_literal_and_still_allowed(
+    policy: ShellPolicy, command: str
+) -> None:
+    assert policy.classify(command).decision == "allow"
 
 
 def test_only_an_allow_carries_a_prepared_form(policy: ShellPolicy) -> None:

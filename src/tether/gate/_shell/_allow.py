@@ -232,7 +232,19 @@ def _expands_here(raw: str, index: int) -> bool:
     return raw[index - 1 : index] in ("=", ":") or (index == 0 and raw[1:2] not in ("", "/"))
 
 
-_ESCAPED_OPERATOR = re.compile(rb"\\[;&|<>()\s]")
+# Bash's quoting at the top level of the text: an escape, a single- or double-quoted span, or any
+# other byte. Inside quotes a backslash is literal or quotes itself, and tree-sitter agrees.
+_QUOTING = re.compile(rb"""\\.|'[^']*'|"(?:\\.|[^"\\])*"|.""", re.DOTALL)
+_OPERATOR_OR_BLANK = frozenset(b";&|<>() \t\n\r\x0b\x0c")
+
+
+def _escapes_an_operator_or_blank(source: bytes) -> bool:
+    """Whether an unquoted backslash escapes an operator or a blank: there tree-sitter may split
+    a word that bash keeps whole (``'README.md'\\;ls`` is one word to bash)."""
+    return any(
+        len(token) == 2 and token[0] == 0x5C and token[1] in _OPERATOR_OR_BLANK
+        for token in (match.group() for match in _QUOTING.finditer(source))
+    )
 
 
 def prove_read_only(root: Node, source: bytes, paths: Paths, path_policy: PathChecks) -> Verdict:
@@ -246,7 +258,7 @@ def prove_read_only(root: Node, source: bytes, paths: Paths, path_policy: PathCh
             raise _Refused("a character outside printable ASCII, which bash may read differently")
         if b"\\\n" in source:
             raise _Refused("a backslash-newline, which bash removes before it reads the text")
-            raise _Refused("an escaped blank or operator, where bash and tree-sitter split apart")
+        if _escapes_an_operator_or_blank(source):
             raise _Refused(
                 "an escaped blank or operator, where bash and the parser split words apart"
             )
