@@ -16,7 +16,7 @@ import pytest
 from mcp import Client, StdioServerParameters
 from tests.mcp.test_mcp_server import under_test_env
 
-from tether.mcp import NO_APPROVAL_CHANNEL
+from tether.mcp import NO_APPROVAL_CHANNEL, NO_APPROVAL_CHANNEL_FORCED
 
 TETHER = os.path.join(os.path.dirname(sys.executable), "tether")
 
@@ -57,10 +57,12 @@ def protocol(request: pytest.FixtureRequest) -> str:
 
 
 @asynccontextmanager
-async def serve(workspace: Path, person: Person | None, protocol: str) -> AsyncIterator[Client]:
+async def serve(
+    workspace: Path, person: Person | None, protocol: str, *options: str
+) -> AsyncIterator[Client]:
     params = StdioServerParameters(
         command=TETHER,
-        args=["mcp", "serve", "--cwd", str(workspace), "--tools", "bash", "--no-sandbox"],
+        args=["mcp", "serve", "--cwd", str(workspace), "--tools", "bash", "--no-sandbox", *options],
         cwd=str(workspace),
         env=under_test_env(),
     )
@@ -111,6 +113,21 @@ async def test_a_client_without_elicitation_gets_the_documented_denial(
         result = await client.call_tool("bash", {"command": COMMAND})
     assert result.is_error and NO_APPROVAL_CHANNEL in _text(result)
     assert not (workspace / "runs.log").exists()
+
+
+async def test_a_call_that_asks_in_every_mode_is_not_advised_to_rerun_with_yolo(
+    workspace: Path,
+) -> None:
+    """Under ``--gate yolo`` a script too complex to prove still asks a person; the denial must
+    not advise the very mode it was denied in."""
+    too_complex = "".join(f"echo {i} >> runs.log; " for i in range(3000))
+    async with serve(workspace, None, "2026-07-28", "--gate", "yolo") as client:
+        forced = await client.call_tool("bash", {"command": too_complex})
+        plain = await client.call_tool("bash", {"command": COMMAND})
+    assert forced.is_error and NO_APPROVAL_CHANNEL_FORCED in _text(forced)
+    assert "rerun the server with --gate yolo" not in _text(forced)
+    assert not plain.is_error, _text(plain)  # yolo runs an ordinary call unasked
+    assert (workspace / "runs.log").read_text() == "ran\n"
 
 
 async def test_a_retry_state_is_spent_by_its_first_use_and_bound_to_its_call(

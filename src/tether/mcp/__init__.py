@@ -36,7 +36,13 @@ from ._http_auth import McpTokenError, token_path
 from ._pins import PinCheck, PinStatus, PinStore, definition_digest
 from ._results import MAX_IMAGE_BYTES, result_body, to_agent_result
 from ._serve import HEARTBEAT_ENV, HTTP_HOST, HTTP_PATH, governed_tools, serve, serve_tools
-from ._server import HEARTBEAT_S, NO_APPROVAL_CHANNEL, build_server, to_call_result
+from ._server import (
+    HEARTBEAT_S,
+    NO_APPROVAL_CHANNEL,
+    NO_APPROVAL_CHANNEL_FORCED,
+    build_server,
+    to_call_result,
+)
 from ._stdio import malformed_request_reply
 
 __all__ = [
@@ -48,6 +54,7 @@ __all__ = [
     "HTTP_PATH",
     "MAX_IMAGE_BYTES",
     "NO_APPROVAL_CHANNEL",
+    "NO_APPROVAL_CHANNEL_FORCED",
     "READ_ONLY_TOOLS",
     "McpClients",
     "McpConfigError",

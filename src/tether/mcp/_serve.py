@@ -27,7 +27,7 @@ from tether.gate import Gate, Mode
 from tether.tools import create_coding_tools, wrap_tool_definition
 
 from ._http_auth import BearerTokenAuth, new_token, read_token_file, token_path
-from ._server import HEARTBEAT_S, NO_APPROVAL_CHANNEL, build_server
+from ._server import HEARTBEAT_S, NO_APPROVAL_CHANNEL, NO_APPROVAL_CHANNEL_FORCED, build_server
 from ._stdio import checked_stdio_server
 
 if TYPE_CHECKING:
@@ -66,7 +66,13 @@ async def serve(
             stderr.write(f"tether mcp serve: warning: {warning}\n")
     heartbeat_s = _heartbeat_interval(os.environ.get(HEARTBEAT_ENV), stderr)
     cwd = os.path.realpath(cwd)
-    gate = Gate(mode, None, workspace=cwd, no_approver_hint=NO_APPROVAL_CHANNEL)
+    gate = Gate(
+        mode,
+        None,
+        workspace=cwd,
+        no_approver_hint=NO_APPROVAL_CHANNEL,
+        forced_hint=NO_APPROVAL_CHANNEL_FORCED,
+    )
     tools = governed_tools(cwd, tool_names, sandbox=sandbox)
     return await serve_tools(
         tools,

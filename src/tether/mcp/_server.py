@@ -41,7 +41,13 @@ if TYPE_CHECKING:
     import mcp_types
     from mcp.server import Server, ServerRequestContext
 
-__all__ = ["HEARTBEAT_S", "NO_APPROVAL_CHANNEL", "build_server", "to_call_result"]
+__all__ = [
+    "HEARTBEAT_S",
+    "NO_APPROVAL_CHANNEL",
+    "NO_APPROVAL_CHANNEL_FORCED",
+    "build_server",
+    "to_call_result",
+]
 
 NO_APPROVAL_CHANNEL = (
     "tether mcp serve asks a person through MCP elicitation, but this client did not declare "
@@ -50,6 +56,15 @@ NO_APPROVAL_CHANNEL = (
     "--gate yolo to run such calls unasked, or use tether itself (interactive or rpc mode)."
 )
 """The reason a call that needs a person is denied by a server started without an approver."""
+
+NO_APPROVAL_CHANNEL_FORCED = (
+    "tether mcp serve asks a person through MCP elicitation, but this client did not declare "
+    "the elicitation capability, and the MCP host's own confirmation is not an approval, so "
+    "nobody can answer one. This call asks a person in every gate mode, --gate yolo included "
+    "(docs/governance.md): use a client that supports elicitation, or tether itself "
+    "(interactive or rpc mode)."
+)
+"""The same denial for a call that asks in every mode, where ``--gate yolo`` is no way out."""
 
 HEARTBEAT_S = 10.0
 """How long a running call that asked for progress may go without a notification: well inside
