@@ -83,8 +83,14 @@ class TmuxPane:
     async def wait_for(
         self, wanted: str | Callable[[str], bool], timeout: float = 30, *, whole: bool = True
     ) -> str:
-        """Poll until ``wanted`` (text, or a predicate of the text) shows; the text."""
-        check = wanted if callable(wanted) else (lambda text: wanted in text)
+        """Poll until ``wanted`` (text, or a predicate of the text) shows; the text. Text is
+        matched with blanks and line breaks ignored: the terminal wraps a long line (a longer
+        temporary path moves the break), and the wanted words must not depend on where."""
+        if callable(wanted):
+            check = wanted
+        else:
+            squeezed = "".join(wanted.split())
+            check = lambda text: wanted in text or squeezed in "".join(text.split())  # noqa: E731
         deadline = time.monotonic() + timeout
         while True:
             text = self.history() if whole else self.screen()
