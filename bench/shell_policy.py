@@ -18,6 +18,7 @@ CORPUS`` lists that corpus's denied commands (the false-deny review). Goal: p99 
 from __future__ import annotations
 
 import argparse
+import os
 import platform
 import statistics
 import sys
@@ -81,7 +82,8 @@ def main() -> None:
     lines = [
         "# Shell policy: classify time (BENCH.md item 17)",
         "",
-        f"Python {platform.python_version()}, {platform.machine()}, repeat {options.repeat}; "
+        f"Python {platform.python_version()}, {platform.machine()}, {os.cpu_count()} cores, "
+        f"load average {os.getloadavg()[0]:.1f} at the end, repeat {options.repeat}; "
         "goal p99 ≤ 5 ms, max ≤ 100 ms.",
         "",
         "The CPU columns take each command's least CPU time over the repeats (what it costs, "
