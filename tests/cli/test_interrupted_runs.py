@@ -34,8 +34,12 @@ def batch(turn: int, size: int) -> list[tuple[str, str, dict]]:
     ]
 
 
-async def killed_run(home: Path, project: Path, after: float) -> None:
+async def killed_run(home: Path, project: Path, calls_before: int, delay: float) -> None:
+    """Kill tether ``delay`` seconds after the ``calls_before``-th call wrote its side effect
+    (0: after start-up), so the kill points follow the run's progress, not the machine's speed:
+    a call sleeps 0.15 s after its write, so a short ``delay`` lands in the middle of calls."""
     replies = [tool_reply(*batch(1, 3)), tool_reply(*batch(2, 2)), text_reply("all done")]
+    side_log = project / "side.log"
     async with LoopbackServer(replies) as server:
         write_models_toml(home, server.url)
         process = await asyncio.create_subprocess_exec(
@@ -44,9 +48,14 @@ async def killed_run(home: Path, project: Path, after: float) -> None:
             stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.DEVNULL,
         )  # fmt: skip
         # no wait_for on process.wait(): a timeout racing the exit cancels the shared waiter
-        deadline = asyncio.get_running_loop().time() + after
-        while process.returncode is None and asyncio.get_running_loop().time() < deadline:
-            await asyncio.sleep(0.01)
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + 120
+        while process.returncode is None and loop.time() < deadline:
+            written = len(side_log.read_text().split()) if side_log.exists() else 0
+            if written >= calls_before and (calls_before or list(home.rglob("*.jsonl"))):
+                break
+            await asyncio.sleep(0.005)
+        await asyncio.sleep(delay)
         if process.returncode is None:
             process.kill()  # SIGKILL: nothing of tether's runs after this
         await process.wait()
@@ -60,7 +69,7 @@ async def test_a_killed_run_resumes_with_every_started_call_answered_honestly(
     for trial in range(TRIALS):
         home, project = tmp_path / f"home{trial}", tmp_path / f"project{trial}"
         project.mkdir()
-        await killed_run(home, project, rng.uniform(0.3, 1.6))
+        await killed_run(home, project, rng.randint(0, 5), rng.uniform(0.0, 0.2))
         if not list(home.rglob("*.jsonl")):
             continue  # killed before the first entry: nothing to resume
         async with LoopbackServer([text_reply("resumed")]) as server:
