@@ -13,6 +13,7 @@ from ._confirm_request import (
     confirm_request_schema,
     without_confirm_request,
 )
+from ._errors import TetherError
 from ._json import from_json, to_json
 from ._partial_json import parse_streaming_json
 from ._stream import (
@@ -83,6 +84,7 @@ __all__ = [
     "StreamFn",
     "StreamOptions",
     "StreamStart",
+    "TetherError",
     "TextContent",
     "TextDelta",
     "TextEnd",

@@ -12,12 +12,14 @@ import concurrent.futures
 import posixpath
 from dataclasses import dataclass
 
+from tether.ai import TetherError
+
 from ._operations import SSHOperations
 
 __all__ = ["RemoteTarget", "RemoteTargetError", "open_remote_workspace", "parse_remote_target"]
 
 
-class RemoteTargetError(ValueError):
+class RemoteTargetError(TetherError, ValueError):
     """A ``--remote`` value that names no usable host or directory; the message says why."""
 
 

@@ -28,6 +28,7 @@ from tether.ai import (
     StreamError,
     StreamFn,
     StreamOptions,
+    TetherError,
     TextContent,
     TextDelta,
     ThinkingContent,
@@ -62,7 +63,7 @@ _CHARS_PER_TOKEN = 4
 _IMAGE_TOKENS = 1200
 
 
-class CompactionError(RuntimeError):
+class CompactionError(TetherError, RuntimeError):
     """The model could not produce a summary; the request goes on uncompacted."""
 
 

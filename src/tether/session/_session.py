@@ -21,7 +21,7 @@ from typing import IO, Any
 
 import jiter
 
-from tether.ai import Message, ToolResultMessage, UserMessage
+from tether.ai import Message, TetherError, ToolResultMessage, UserMessage
 
 from ._entries import (
     SESSION_VERSION,
@@ -52,7 +52,7 @@ BRANCH_MARK = "branch"
 """``custom_type`` of the entry :meth:`Session.branch` writes so that a moved leaf persists."""
 
 
-class SessionError(ValueError):
+class SessionError(TetherError, ValueError):
     """A session file that cannot be used: missing, or without a valid header."""
 
 
