@@ -36,6 +36,7 @@ from ._stream import (
 )
 from ._text_input import clean_text, decode_json_line
 from ._types import (
+    FAILED_STOP_REASONS,
     AssistantContent,
     AssistantMessage,
     Context,
@@ -65,6 +66,7 @@ from ._validation import (
 
 __all__ = [
     "CONFIRM_REQUEST_PROPERTY",
+    "FAILED_STOP_REASONS",
     "AbortController",
     "AbortError",
     "AbortSignal",

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, TypeAlias
 
 __all__ = [
+    "FAILED_STOP_REASONS",
     "AssistantContent",
     "AssistantMessage",
     "Context",
@@ -31,6 +32,9 @@ __all__ = [
 ]
 
 StopReason: TypeAlias = Literal["stop", "length", "tool_use", "error", "aborted"]
+
+FAILED_STOP_REASONS: frozenset[StopReason] = frozenset({"error", "aborted"})
+"""The terminal stop reasons of a reply that did not complete: its tool calls are not run."""
 
 
 @dataclass(slots=True)
@@ -106,6 +110,11 @@ class AssistantMessage:
     error_message: str | None = None
     timestamp: float = field(default_factory=time.time)
     role: Literal["assistant"] = "assistant"
+
+    @property
+    def failed(self) -> bool:
+        """The reply ended in an error or an abort (:data:`FAILED_STOP_REASONS`)."""
+        return self.stop_reason in FAILED_STOP_REASONS
 
     def tool_calls(self) -> list[ToolCall]:
         """The tool-call blocks of this message, in the order the model wrote them."""

@@ -159,12 +159,11 @@ def _check_command(script: str, workspace: str | None) -> int:
     2 deny), with this directory as the workspace unless one is given; for an ``allow``, one
     more line says whether the bash tool would run it in the read-only jail or on the proof
     alone (no bubblewrap), so a person can see which guards are on."""
-    from tether.gate.__main__ import EXIT_STATUS
-    from tether.gate.__main__ import main as gate_main
+    from tether.gate import CHECK_COMMAND_EXIT, check_command
 
     where = workspace or os.getcwd()
-    status = gate_main(["check-command", "--workspace", where, "--", script])
-    if status == EXIT_STATUS["allow"]:
+    status = check_command(script, where)
+    if status == CHECK_COMMAND_EXIT["allow"]:
         print(_jail_line(where))
     return status
 

@@ -20,6 +20,7 @@ from dataclasses import replace
 from typing import Any, Protocol
 
 from tether import __version__
+from tether.gate import MODES
 from tether.tools import TaskEvent, describe_task
 
 from ._model_choice import EMBEDDED_MODEL_NOTE
@@ -379,4 +380,4 @@ def _thinking_levels() -> list[str]:
 
 
 def _gate_modes() -> list[str]:
-    return ["strict", "normal", "review", "yolo"]
+    return list(MODES)

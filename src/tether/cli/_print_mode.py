@@ -95,7 +95,7 @@ async def run_print(
         runtime.close()
     final = _last_assistant(runtime)
     unsaved = runtime.session.write_error if runtime.session is not None else None
-    failed = unsaved is not None or final is None or final.stop_reason in ("error", "aborted")
+    failed = unsaved is not None or final is None or final.failed
     truncated = not failed and final is not None and final.stop_reason == "length"
     if unsaved is not None:  # one clear line, also in json mode; never "session ... saved"
         stderr.write(f"tether: stopped: the session could not be written: {unsaved}\n")

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from typing import Any, Final, Protocol
 
 from tether.ai import AbortController, AssistantMessage, TextContent, UserMessage
+from tether.gate import MODE_DESCRIPTIONS
 from tether.tools import describe_task
 
 from ._runtime import CommandError, RunSettings, Runtime
@@ -44,12 +45,6 @@ COMMANDS: Final = {
 }
 _WHILE_RUNNING: Final = frozenset({"help", "quit", "session", "tools", "gate", "tasks"})
 _TASK_LAST_LINES: Final = 3
-_GATE_MODES: Final = {
-    "strict": "only calls the policies allow run; anything needing approval is denied",
-    "normal": "calls that need approval ask you (in the sandbox, bash runs unasked)",
-    "review": "an AI reviewer may allow calls that need approval; otherwise you are asked",
-    "yolo": "everything the policies do not deny runs unasked, except forced confirmations",
-}
 _REPLAYED_MESSAGES: Final = 6
 UNTRUSTED_SKILLS_NOTE: Final = (
     "{count} project skill(s) are not loaded: a repository's skills can tell the model to run "
@@ -136,8 +131,10 @@ class SlashCommands:
 
     def _gate(self, argument: str) -> None:
         gate = self.host.runtime.gate
-        if argument not in _GATE_MODES:
-            lines = [f"{'●' if m == gate.mode else ' '} {m:<7} {t}" for m, t in _GATE_MODES.items()]
+        if argument not in MODE_DESCRIPTIONS:
+            lines = [
+                f"{'●' if m == gate.mode else ' '} {m:<7} {t}" for m, t in MODE_DESCRIPTIONS.items()
+            ]
             self._show(lines)
             self._say("Switch with /gate MODE; policy denials stay denied in every mode.")
             return
@@ -160,7 +157,7 @@ class SlashCommands:
             lines.append(
                 f"{tool.name:<6} {tool.label}" + (f" ({', '.join(notes)})" if notes else "")
             )
-        lines.append(f"gate {runtime.gate.mode}: {_GATE_MODES[runtime.gate.mode]}")
+        lines.append(f"gate {runtime.gate.mode}: {MODE_DESCRIPTIONS[runtime.gate.mode]}")
         self._show(lines)
 
     def _session(self, argument: str) -> None:

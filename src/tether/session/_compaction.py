@@ -200,7 +200,7 @@ class Compactor:
                 self.on_summary_text(written)
             if isinstance(event, StreamDone | StreamError):
                 final = event.message
-        if final is None or final.stop_reason in ("error", "aborted") or not final.text().strip():
+        if final is None or final.failed or not final.text().strip():
             reason = final.error_message if final is not None else "no answer"
             raise CompactionError(f"the summary request failed: {reason}")
         return final.text().strip()
