@@ -180,6 +180,11 @@ class Model:
     headers: dict[str, str] = field(default_factory=dict)
     extra_body: dict[str, Any] = field(default_factory=dict)
 
+    @property
+    def ref(self) -> str:
+        """``provider/id``: how ``--model``, ``models.toml`` and the session name this model."""
+        return f"{self.provider}/{self.id}"
+
 
 @dataclass(slots=True)
 class Tool:

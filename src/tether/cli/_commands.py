@@ -202,7 +202,7 @@ def _models() -> int:
         else:
             ready = "key set" if os.environ.get(variable) else f"needs {variable}"
         window = f"{model.context_window // 1000}k"
-        rows.append((f"{model.provider}/{model.id}", model.api, window, ready))
+        rows.append((model.ref, model.api, window, ready))
     widths = [max(len(row[i]) for row in rows) for i in range(3)] if rows else [0, 0, 0]
     for ref, api, window, ready in rows:
         print(f"{ref:<{widths[0]}}  {api:<{widths[1]}}  {window:>{widths[2]}}  {ready}")

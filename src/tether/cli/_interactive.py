@@ -251,7 +251,7 @@ class InteractiveSession:
             [
                 styler.join([("tether ", "bold"), (__version__, "dim")]),
                 styler.line(
-                    f"{runtime.model.provider}/{runtime.model.id} · gate {runtime.gate.mode} · "
+                    f"{runtime.model.ref} · gate {runtime.gate.mode} · "
                     f"{sandbox_state(runtime)} · session {where}",
                     "dim",
                 ),
@@ -370,7 +370,7 @@ def _home_relative(path: str) -> str:
 def _model_refs() -> list[str]:
     from tether.ai.providers import list_models
 
-    return [f"{m.provider}/{m.id}" for m in list_models()]
+    return [m.ref for m in list_models()]
 
 
 def _thinking_levels() -> list[str]:

@@ -54,7 +54,7 @@ def _check_key(model: Model) -> None:
     variable = api_key_env(model.provider)
     if variable and not os.environ.get(variable):
         raise CommandError(
-            f"{model.provider}/{model.id} needs an API key: set {variable} (export"
+            f"{model.ref} needs an API key: set {variable} (export"
             f" {variable}=...), or choose another model (tether models lists them)"
         )
 

@@ -48,7 +48,7 @@ def session_header(runtime: Runtime) -> dict[str, object]:
         "id": session.id if session is not None else None,
         "cwd": session.cwd if session is not None else runtime.settings.cwd,
         "path": session.path if session is not None else None,
-        "model": f"{runtime.model.provider}/{runtime.model.id}",
+        "model": runtime.model.ref,
         "gate": runtime.gate.mode,
         "resumed": runtime.resumed,
         **({"tools_run_on": runtime.remote} if runtime.remote else {}),
@@ -126,7 +126,7 @@ def _truncation_note(runtime: Runtime) -> str:
     model = runtime.model
     return (
         f"the answer is truncated: the reply reached the output token limit ({model.max_tokens:,}"
-        f" tokens for {model.provider}/{model.id}; max_tokens in models.toml) before it ended"
+        f" tokens for {model.ref}; max_tokens in models.toml) before it ended"
     )
 
 

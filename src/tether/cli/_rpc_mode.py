@@ -219,7 +219,7 @@ def _state(runtime: Any, approver: RpcApprover, busy: bool) -> dict[str, Any]:
     return {
         "is_running": busy,
         "message_count": len(runtime.agent.state.messages),
-        "model": f"{runtime.model.provider}/{runtime.model.id}",
+        "model": runtime.model.ref,
         "thinking": runtime.thinking or "off",
         "gate": runtime.gate.mode,
         "session_id": session.id if session is not None else None,

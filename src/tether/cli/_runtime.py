@@ -474,7 +474,7 @@ def _new_id() -> str:
 
 
 def _record_choices(session: Session, model: Model, thinking: str | None) -> None:
-    if session.model_ref() != f"{model.provider}/{model.id}":
+    if session.model_ref() != model.ref:
         session.append(ModelChangeEntry(provider=model.provider, model=model.id))
     if (thinking or "off") != (session.thinking_level() or "off"):
         session.append(ThinkingLevelChangeEntry(level=thinking or "off"))

@@ -109,16 +109,16 @@ class SlashCommands:
         from ._model_choice import choose_model
 
         runtime = self.host.runtime
-        current = f"{runtime.model.provider}/{runtime.model.id}"
+        current = runtime.model.ref
         if not argument:
-            refs = [f"{m.provider}/{m.id}" for m in list_models()]
+            refs = [m.ref for m in list_models()]
             lines = [f"{'●' if ref == current else ' '} {ref}" for ref in refs]
             self._show(lines)
             self._say("Switch with /model provider/id.")
             return
         model = choose_model(argument)
         runtime.set_model(model)
-        self._say(f"Model: {current} → {model.provider}/{model.id}", "green")
+        self._say(f"Model: {current} → {model.ref}", "green")
 
     def _thinking(self, argument: str) -> None:
         from ._parser import THINKING_LEVELS
@@ -173,7 +173,7 @@ class SlashCommands:
             f"file     {session.path}",
             f"name     {session.name or '-'}",
             f"messages {len(messages)}",
-            f"model    {runtime.model.provider}/{runtime.model.id}, thinking {thinking}",
+            f"model    {runtime.model.ref}, thinking {thinking}",
         ]
         self._show(lines)
 

@@ -71,7 +71,7 @@ def status_line(runtime: Runtime, styler: Styler, width: int) -> str:
     context_style = "bold red" if percent >= 90 else "yellow" if percent >= 70 else ""
     gate = runtime.gate.mode
     sandbox = sandbox_state(runtime)
-    model = f"{runtime.model.provider}/{runtime.model.id}"
+    model = runtime.model.ref
     where = f"tools on {tools_host(runtime.remote)}" if runtime.remote else "tools here"
     if runtime.current_hand is not None:
         where = f"hand {runtime.current_hand}"
