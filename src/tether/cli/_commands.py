@@ -7,7 +7,9 @@ import os
 import sys
 from typing import Any
 
-from ._runtime import CommandError, RunSettings
+from tether.runtime import RunSettings
+
+from ._errors import CommandError
 
 __all__ = ["run_command", "settings_from"]
 

@@ -21,10 +21,10 @@ from typing import Any, Protocol
 
 from tether import __version__
 from tether.gate import MODES
+from tether.runtime import EMBEDDED_MODEL_NOTE, RunSettings, Runtime, build_runtime
 from tether.tools import TaskEvent, describe_task
 
-from ._model_choice import EMBEDDED_MODEL_NOTE
-from ._runtime import CommandError, RunSettings, Runtime, build_runtime
+from ._errors import CommandError
 from ._slash_commands import COMMANDS, UNTRUSTED_SKILLS_NOTE, SlashCommands
 from ._terminal_approver import ApprovalSurface, InlineApprover
 from ._terminal_output import Transcript

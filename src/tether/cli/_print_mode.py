@@ -16,12 +16,11 @@ from typing import TextIO
 
 from tether.agent import AgentEvent
 from tether.ai import AssistantMessage
+from tether.runtime import EMBEDDED_MODEL_NOTE, RunSettings, Runtime, build_runtime
 from tether.tools import TaskEvent
 
 from ._event_json import dumps, event_to_json, task_event_to_json
-from ._model_choice import EMBEDDED_MODEL_NOTE
 from ._progress import ProgressPrinter, RunStats
-from ._runtime import RunSettings, Runtime, build_runtime
 
 __all__ = ["HEADLESS_FORCED_HINT", "HEADLESS_HINT", "TRUNCATED", "run_print", "session_header"]
 
@@ -51,7 +50,7 @@ def session_header(runtime: Runtime) -> dict[str, object]:
         "model": runtime.model.ref,
         "gate": runtime.gate.mode,
         "resumed": runtime.resumed,
-        **({"tools_run_on": runtime.remote} if runtime.remote else {}),
+        **({"tools_run_on": str(runtime.remote)} if runtime.remote else {}),
         **({"hand": runtime.current_hand} if runtime.current_hand else {}),
     }
 

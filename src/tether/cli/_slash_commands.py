@@ -17,9 +17,10 @@ from typing import Any, Final, Protocol
 
 from tether.ai import AbortController, AssistantMessage, TextContent, UserMessage
 from tether.gate import MODE_DESCRIPTIONS
+from tether.runtime import RunSettings, RunSetupError, Runtime, as_reasoning_level
 from tether.tools import describe_task
 
-from ._runtime import CommandError, RunSettings, Runtime
+from ._errors import CommandError
 from ._terminal_output import Transcript
 from ._terminal_status import count_tokens
 from ._terminal_style import Styler
@@ -85,7 +86,7 @@ class SlashCommands:
             return
         try:
             handler(argument)
-        except CommandError as exc:
+        except (CommandError, RunSetupError) as exc:
             self._say(str(exc), "red")
 
     # -- the commands ----------------------------------------------------------------------------
@@ -105,8 +106,7 @@ class SlashCommands:
 
     def _model(self, argument: str) -> None:
         from tether.ai.providers import list_models
-
-        from ._model_choice import choose_model
+        from tether.runtime import choose_model
 
         runtime = self.host.runtime
         current = runtime.model.ref
@@ -124,9 +124,9 @@ class SlashCommands:
         from ._parser import THINKING_LEVELS
 
         if argument not in THINKING_LEVELS:
-            level = self.host.runtime.thinking or "off"
+            level = self.host.runtime.thinking_label
             raise CommandError(f"Thinking is {level}; choose one of {', '.join(THINKING_LEVELS)}.")
-        self.host.runtime.set_thinking(argument)
+        self.host.runtime.set_thinking(as_reasoning_level(argument))
         self._say(f"Thinking: {argument}", "green")
 
     def _gate(self, argument: str) -> None:
@@ -167,7 +167,7 @@ class SlashCommands:
             self._say("This session is not recorded (--no-session).")
             return
         messages = runtime.agent.state.messages
-        thinking = runtime.thinking or "off"
+        thinking = runtime.thinking_label
         lines = [
             f"id       {session.id}",
             f"file     {session.path}",
@@ -225,8 +225,7 @@ class SlashCommands:
 
     def _compact(self, argument: str) -> None:
         host, runtime = self.host, self.host.runtime
-        compactor, messages = runtime.compactor, list(runtime.agent.state.messages)
-        before, done = compactor.context_tokens(messages), compactor.compactions
+        before = runtime.compactor.context_tokens(list(runtime.agent.state.messages))
         controller = AbortController()
         written = [""]
 
@@ -239,26 +238,22 @@ class SlashCommands:
             return f"compacting ≈{count_tokens(before)} tokens with {runtime.model.id} · {progress}"
 
         async def compact() -> None:
-            compactor.force_next = True
-            compactor.on_summary_text = progress
             try:
-                await compactor(messages, controller.signal)
+                outcome = await runtime.compact(controller.signal, progress)
             finally:
-                compactor.force_next = False
-                compactor.on_summary_text = None
                 host.abort_activity = None
                 host.transcript.end_activity()
-            if controller.signal.aborted:
+            if outcome.aborted:
                 self._say("Compaction aborted; the context is unchanged.", "yellow")
-            elif compactor.compactions > done:
-                after = compactor.context_tokens(messages)
+            elif outcome.compacted:
                 self._say(
-                    f"Compacted: ≈{count_tokens(before)} → ≈{count_tokens(after)} tokens; the "
-                    "older part of the context is now a summary.",
+                    f"Compacted: ≈{count_tokens(outcome.tokens_before)} → "
+                    f"≈{count_tokens(outcome.tokens_after)} tokens; the older part of the "
+                    "context is now a summary.",
                     "green",
                 )
-            elif compactor.last_error is not None:
-                self._say(f"Compaction failed: {compactor.last_error}", "red")
+            elif outcome.error is not None:
+                self._say(f"Compaction failed: {outcome.error}", "red")
             else:
                 self._say("Nothing to compact yet.")
 

@@ -31,6 +31,17 @@ class RemoteTarget:
     path: str | None = None
     """Absolute directory on the host; ``None`` for the login directory."""
 
+    @property
+    def address(self) -> str:
+        """``user@host:port`` as the user would name it (no default port, no unset user)."""
+        user = f"{self.user}@" if self.user else ""
+        port = f":{self.port}" if self.port != 22 else ""
+        return f"{user}{self.host}{port}"
+
+    def __str__(self) -> str:
+        """``user@host[:port]:/path``: the address and, when known, the directory."""
+        return f"{self.address}:{self.path}" if self.path else self.address
+
 
 def parse_remote_target(spec: str) -> RemoteTarget:
     """``[user@]host[:port][:/path]``; an IPv6 address goes in brackets (``[::1]:2222``)."""
