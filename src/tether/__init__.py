@@ -14,6 +14,20 @@ The package is layered; each layer imports only the ones below it (``ai`` ← ``
 - :mod:`tether.tools` (layer 3) is the product's tools — read, write, edit, bash, grep, find, ls —
   each reaching the system only through a small operations protocol, each declaring its
   governance.
+
+Every exception tether raises on purpose derives from :class:`tether.TetherError` (defined in
+:mod:`tether.ai`, the lowest layer; its docstring draws the tree).
 """
 
 __version__ = "0.1.0"
+
+__all__ = ["TetherError", "__version__"]
+
+
+def __getattr__(name: str) -> object:
+    # lazily, so that ``import tether`` (and ``tether --help``) stays cheap
+    if name == "TetherError":
+        from tether.ai import TetherError
+
+        return TetherError
+    raise AttributeError(f"module 'tether' has no attribute {name!r}")

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from tether.ai.faux import FauxModel
-from tether.cli._runtime import RunSettings, build_runtime
-from tether.cli._terminal_status import status_line, tools_host
+from tether.cli._terminal_status import status_line
 from tether.cli._terminal_style import Styler
+from tether.remote import RemoteTarget
+from tether.runtime import RunSettings, build_runtime
 
 
 def runtime_for(tmp_path):
@@ -21,15 +22,17 @@ def line(runtime, width: int) -> str:
 def test_a_remote_host_is_always_shown_and_a_local_run_says_so_while_there_is_room(tmp_path):
     runtime = runtime_for(tmp_path)
     assert "tools here" in line(runtime, 200)
-    runtime.remote = "dev@127.0.0.1:2222:/srv/app"
+    runtime.remote = RemoteTarget("127.0.0.1", "dev", 2222, "/srv/app")
     for width in (200, 80, 40):
         assert "tools on dev@127.0.0.1:2222" in line(runtime, width)
     assert "/srv/app" not in line(runtime, 200)
 
 
-def test_the_host_is_cut_from_the_remote_spec():
-    assert tools_host("root@build-box:22:/home/root/project") == "root@build-box:22"
-    assert tools_host("build-box") == "build-box"
+def test_a_remote_target_names_its_address_and_directory():
+    target = RemoteTarget("build-box", "root", 2222, "/home/root/project")
+    assert target.address == "root@build-box:2222"
+    assert str(target) == "root@build-box:2222:/home/root/project"
+    assert str(RemoteTarget("build-box")) == "build-box"
 
 
 async def test_context_use_follows_a_compaction_before_the_next_response(tmp_path):
@@ -50,8 +53,8 @@ async def test_context_use_follows_a_compaction_before_the_next_response(tmp_pat
     ]
     before = context_percent(runtime)
     assert before == round(100 * (window // 2 + 25) / window)
-    runtime.compactor.force_next = True
-    await runtime.compactor(list(runtime.agent.state.messages), None)
+    outcome = await runtime.compact()
+    assert outcome.compacted and outcome.tokens_after < outcome.tokens_before
     after = context_percent(runtime)
     expected = runtime.compactor.context_tokens(list(runtime.agent.state.messages))
     assert after == round(100 * expected / window) and after < before

@@ -52,20 +52,21 @@ class Snippet:
 
 def snippets() -> list[Snippet]:
     found = []
-    for page in sorted(DOCS.glob("*.md")):
+    for page in sorted(DOCS.rglob("*.md")):
         blocks = fenced_blocks(page.read_text(encoding="utf-8"))
         previous: Snippet | None = None
-        for block, after in zip(blocks, [*blocks[1:], None], strict=True):
+        for index, block in enumerate(blocks):
+            after = blocks[index + 1] if index + 1 < len(blocks) else None
             if block.info != "python":
                 continue
             marked = MARKER.search(block.before)
             marker = marked["marker"] if marked else ""
             continued = marker == "continued"
             if continued and previous is None:
-                raise AssertionError(f"{page.name}: a continued block with no block before it")
+                raise AssertionError(f"{page}: a continued block with no block before it")
             prints = after is not None and after.info == "text" and after.before == "\nprints\n\n"
             previous = Snippet(
-                page=page.name,
+                page=str(page.relative_to(DOCS)),
                 line=block.line,
                 code=f"{previous.code}\n{block.code}" if continued and previous else block.code,
                 fragment=marker.startswith("fragment"),
@@ -139,7 +140,7 @@ def test_the_snippet_runs_as_written(snippet: Snippet, tmp_path: Path):
 def console_commands(program: str) -> list[tuple[str, str, str]]:
     """``(page:line, command, output)`` for each ``$ tether PROGRAM ...`` in a console block."""
     found = []
-    for page in sorted(DOCS.glob("*.md")):
+    for page in sorted(DOCS.rglob("*.md")):
         for block in fenced_blocks(page.read_text(encoding="utf-8")):
             if block.info != "console":
                 continue

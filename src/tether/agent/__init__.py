@@ -12,6 +12,7 @@ from ._errors import AgentBusyError, ToolError
 from ._event_stream import AgentEventStream
 from ._loop import agent_loop, agent_loop_continue, default_convert_to_llm
 from ._result_cap import CAPS_OWN_RESULT
+from ._review import Review
 from ._single_call import run_tool_call
 from ._tool_decorator import tool
 from ._truncate import (
@@ -84,6 +85,7 @@ __all__ = [
     "MessageEnd",
     "MessageStart",
     "MessageUpdate",
+    "Review",
     "ToolError",
     "ToolExecute",
     "ToolExecutionEnd",

@@ -281,7 +281,7 @@ class Agent:
             self._activate(event.tool_results)
         elif isinstance(event, AgentEnd):
             last = event.messages[-1] if event.messages else None
-            if isinstance(last, AssistantMessage) and last.stop_reason in ("error", "aborted"):
+            if isinstance(last, AssistantMessage) and last.failed:
                 state.error = last.error_message
 
     async def _notify(self, event: AgentEvent) -> None:

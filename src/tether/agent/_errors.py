@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from tether.ai import TetherError
+
 __all__ = ["AgentBusyError", "ToolError"]
 
 
-class ToolError(Exception):
+class ToolError(TetherError):
     """Raise from a tool to fail with exactly this message (no exception type prefix).
 
     ``details`` becomes the error result's ``details`` (e.g. an exit code next to the output).
@@ -18,5 +20,5 @@ class ToolError(Exception):
         self.details = details
 
 
-class AgentBusyError(RuntimeError):
+class AgentBusyError(TetherError, RuntimeError):
     """:meth:`Agent.prompt` was called while a run is active."""

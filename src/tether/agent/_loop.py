@@ -47,7 +47,6 @@ __all__ = ["agent_loop", "agent_loop_continue", "default_convert_to_llm"]
 
 _log = logging.getLogger("tether.agent")
 
-FAILED_STOP_REASONS = frozenset({"error", "aborted"})
 
 TRUNCATED_CALL = (
     "Tool call not executed: the response was cut off at the output token limit "
@@ -103,7 +102,7 @@ def agent_loop_continue(
     if not context.messages:
         raise ValueError("Cannot continue: the context has no messages.")
     last = context.messages[-1]
-    if isinstance(last, AssistantMessage) and last.stop_reason not in FAILED_STOP_REASONS:
+    if isinstance(last, AssistantMessage) and not last.failed:
         raise ValueError(
             f'Cannot continue from an assistant message that ended with "{last.stop_reason}": '
             "add a user message or tool result first (only a failed turn is retried)."
@@ -152,7 +151,7 @@ async def _run(
             tools_shown = await _tools_for_request(context, config)
             message = await _stream_assistant_message(context, tools_shown, config, signal, emit)
             new_messages.append(message)
-            if message.stop_reason in FAILED_STOP_REASONS:
+            if message.failed:
                 emit(TurnEnd(message, []))
                 emit(AgentEnd(new_messages))
                 return
@@ -236,7 +235,7 @@ def answer_every_tool_call(messages: Sequence[Message]) -> list[Message]:
         if not isinstance(message, AssistantMessage):
             repaired.append(message)
             continue
-        if message.stop_reason in FAILED_STOP_REASONS:
+        if message.failed:
             continue
         calls = message.tool_calls()
         repaired.append(message)

@@ -27,13 +27,12 @@ import pydantic
 from tether.ai import AbortSignal
 
 from ._docstrings import parse_docstring
+from ._review import Review
 from ._types import AgentTool, AgentToolResult, ExecutionMode, UpdateCallback
 
 __all__ = ["tool"]
 
 _INJECTED = frozenset({"signal", "on_update", "tool_call_id"})
-_EXPOSURES = ("include", "redact", "require_user")
-"""The values of ``tether.gate.Review`` (a ``str`` enum, so its members are these strings)."""
 
 
 @overload
@@ -154,12 +153,12 @@ def _with_review(
                 f"@tool {tool_name!r}: review names {parameter!r}, which is not a parameter"
                 f" ({', '.join(properties) or 'none'}){hint}"
             )
-        if exposure not in _EXPOSURES:
+        if exposure not in set(Review):
             raise ValueError(
                 f"@tool {tool_name!r}: review of {parameter!r} is {exposure!r}; use "
                 "Review.INCLUDE, Review.REDACT or Review.REQUIRE_USER."
             )
-    exposures = {p: str(review.get(p, "include")) for p in properties}
+    exposures = {p: str(review.get(p, Review.INCLUDE)) for p in properties}
     own_extra = model.model_config.get("json_schema_extra")
 
     def add_review(schema: dict[str, Any], cls: type[Any]) -> None:

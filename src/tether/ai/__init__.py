@@ -13,6 +13,7 @@ from ._confirm_request import (
     confirm_request_schema,
     without_confirm_request,
 )
+from ._errors import TetherError
 from ._json import from_json, to_json
 from ._partial_json import parse_streaming_json
 from ._stream import (
@@ -35,6 +36,7 @@ from ._stream import (
 )
 from ._text_input import clean_text, decode_json_line
 from ._types import (
+    FAILED_STOP_REASONS,
     AssistantContent,
     AssistantMessage,
     Context,
@@ -64,6 +66,7 @@ from ._validation import (
 
 __all__ = [
     "CONFIRM_REQUEST_PROPERTY",
+    "FAILED_STOP_REASONS",
     "AbortController",
     "AbortError",
     "AbortSignal",
@@ -83,6 +86,7 @@ __all__ = [
     "StreamFn",
     "StreamOptions",
     "StreamStart",
+    "TetherError",
     "TextContent",
     "TextDelta",
     "TextEnd",

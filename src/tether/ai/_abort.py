@@ -12,12 +12,14 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
+from ._errors import TetherError
+
 __all__ = ["AbortController", "AbortError", "AbortSignal"]
 
 _log = logging.getLogger("tether.abort")
 
 
-class AbortError(Exception):
+class AbortError(TetherError):
     """Raised by :meth:`AbortSignal.throw_if_aborted` once the signal has fired."""
 
 

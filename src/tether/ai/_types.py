@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, TypeAlias
 
 __all__ = [
+    "FAILED_STOP_REASONS",
     "AssistantContent",
     "AssistantMessage",
     "Context",
@@ -31,6 +32,9 @@ __all__ = [
 ]
 
 StopReason: TypeAlias = Literal["stop", "length", "tool_use", "error", "aborted"]
+
+FAILED_STOP_REASONS: frozenset[StopReason] = frozenset({"error", "aborted"})
+"""The terminal stop reasons of a reply that did not complete: its tool calls are not run."""
 
 
 @dataclass(slots=True)
@@ -107,6 +111,11 @@ class AssistantMessage:
     timestamp: float = field(default_factory=time.time)
     role: Literal["assistant"] = "assistant"
 
+    @property
+    def failed(self) -> bool:
+        """The reply ended in an error or an abort (:data:`FAILED_STOP_REASONS`)."""
+        return self.stop_reason in FAILED_STOP_REASONS
+
     def tool_calls(self) -> list[ToolCall]:
         """The tool-call blocks of this message, in the order the model wrote them."""
         return [block for block in self.content if isinstance(block, ToolCall)]
@@ -170,6 +179,11 @@ class Model:
     compat: dict[str, Any] = field(default_factory=dict)
     headers: dict[str, str] = field(default_factory=dict)
     extra_body: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def ref(self) -> str:
+        """``provider/id``: how ``--model``, ``models.toml`` and the session name this model."""
+        return f"{self.provider}/{self.id}"
 
 
 @dataclass(slots=True)

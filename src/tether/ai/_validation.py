@@ -26,6 +26,7 @@ from typing import Any, Protocol
 import jsonschema_rs
 import pydantic
 
+from ._errors import TetherError
 from ._types import ToolCall
 
 __all__ = [
@@ -46,7 +47,7 @@ class ArgumentError:
     reason: str
 
 
-class ToolArgumentsError(ValueError):
+class ToolArgumentsError(TetherError, ValueError):
     """Arguments that do not satisfy a tool's schema, even after coercion.
 
     The message names the tool, every failing path with its reason, and the arguments received,

@@ -18,11 +18,13 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     parser = build_parser()
     args = parser.parse_args(argv)
-    from ._runtime import CommandError
+    from tether.runtime import RunSetupError
+
+    from ._errors import CommandError
 
     try:
         return _dispatch(args)
-    except CommandError as exc:
+    except (CommandError, RunSetupError) as exc:
         print(f"tether: {exc}", file=sys.stderr)
         return USAGE_ERROR
     except KeyboardInterrupt:
@@ -51,7 +53,7 @@ def _dispatch(args: object) -> int:
         return asyncio.run(run_rpc(settings))
     if prompt is None:
         if mode == "json":
-            from ._runtime import CommandError
+            from ._errors import CommandError
 
             raise CommandError("--mode json needs a task: tether -p 'task' --mode json")
         from ._interactive import run_interactive

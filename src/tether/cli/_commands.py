@@ -7,7 +7,9 @@ import os
 import sys
 from typing import Any
 
-from ._runtime import CommandError, RunSettings
+from tether.runtime import RunSettings
+
+from ._errors import CommandError
 
 __all__ = ["run_command", "settings_from"]
 
@@ -159,12 +161,11 @@ def _check_command(script: str, workspace: str | None) -> int:
     2 deny), with this directory as the workspace unless one is given; for an ``allow``, one
     more line says whether the bash tool would run it in the read-only jail or on the proof
     alone (no bubblewrap), so a person can see which guards are on."""
-    from tether.gate.__main__ import EXIT_STATUS
-    from tether.gate.__main__ import main as gate_main
+    from tether.gate import CHECK_COMMAND_EXIT, check_command
 
     where = workspace or os.getcwd()
-    status = gate_main(["check-command", "--workspace", where, "--", script])
-    if status == EXIT_STATUS["allow"]:
+    status = check_command(script, where)
+    if status == CHECK_COMMAND_EXIT["allow"]:
         print(_jail_line(where))
     return status
 
@@ -203,7 +204,7 @@ def _models() -> int:
         else:
             ready = "key set" if os.environ.get(variable) else f"needs {variable}"
         window = f"{model.context_window // 1000}k"
-        rows.append((f"{model.provider}/{model.id}", model.api, window, ready))
+        rows.append((model.ref, model.api, window, ready))
     widths = [max(len(row[i]) for row in rows) for i in range(3)] if rows else [0, 0, 0]
     for ref, api, window, ready in rows:
         print(f"{ref:<{widths[0]}}  {api:<{widths[1]}}  {window:>{widths[2]}}  {ready}")

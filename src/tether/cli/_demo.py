@@ -20,10 +20,10 @@ from pathlib import Path
 from tether.ai import AssistantMessage, Context, TextContent, ToolResultMessage
 from tether.ai.faux import FauxModel, faux_message, faux_tool_call
 from tether.gate import ApprovalRequest, Decision, ScriptedApprover
+from tether.runtime import RunSettings, build_runtime
 
 from ._print_mode import HEADLESS_HINT
 from ._progress import ProgressPrinter, RunStats
-from ._runtime import RunSettings, build_runtime
 
 __all__ = ["run_demo"]
 
@@ -184,9 +184,9 @@ async def run_demo() -> int:
 def _model_to_continue_with() -> str:
     """The model a run here would use by default (the scripted one cannot go on), or a pointer
     to where models are listed when there is none."""
-    from ._model_choice import CommandError, default_model_ref
+    from tether.runtime import RunSetupError, default_model_ref
 
     try:
         return default_model_ref()
-    except CommandError:
+    except RunSetupError:
         return "MODEL (none is usable yet: see tether models)"

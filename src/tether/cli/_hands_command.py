@@ -11,7 +11,7 @@ import asyncio
 import sys
 from typing import Any, TextIO
 
-from ._model_choice import CommandError
+from ._errors import CommandError
 
 __all__ = ["run_hands"]
 

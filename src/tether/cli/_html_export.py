@@ -100,7 +100,7 @@ def _message(message: Any) -> str:
                 body.append(f"<pre class='thinking'>{_e(shown)}</pre>")
             elif isinstance(block, ToolCall):
                 body.append(_call(block))
-        failed = message.stop_reason in ("error", "aborted")
+        failed = message.failed
         if failed:
             body.append(f"<div>{_e(message.stop_reason)}: {_e(message.error_message or '')}</div>")
         css = "assistant error" if failed else "assistant"

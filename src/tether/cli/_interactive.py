@@ -20,10 +20,11 @@ from dataclasses import replace
 from typing import Any, Protocol
 
 from tether import __version__
+from tether.gate import MODES
+from tether.runtime import EMBEDDED_MODEL_NOTE, RunSettings, Runtime, build_runtime
 from tether.tools import TaskEvent, describe_task
 
-from ._model_choice import EMBEDDED_MODEL_NOTE
-from ._runtime import CommandError, RunSettings, Runtime, build_runtime
+from ._errors import CommandError
 from ._slash_commands import COMMANDS, UNTRUSTED_SKILLS_NOTE, SlashCommands
 from ._terminal_approver import ApprovalSurface, InlineApprover
 from ._terminal_output import Transcript
@@ -250,7 +251,7 @@ class InteractiveSession:
             [
                 styler.join([("tether ", "bold"), (__version__, "dim")]),
                 styler.line(
-                    f"{runtime.model.provider}/{runtime.model.id} · gate {runtime.gate.mode} · "
+                    f"{runtime.model.ref} · gate {runtime.gate.mode} · "
                     f"{sandbox_state(runtime)} · session {where}",
                     "dim",
                 ),
@@ -369,7 +370,7 @@ def _home_relative(path: str) -> str:
 def _model_refs() -> list[str]:
     from tether.ai.providers import list_models
 
-    return [f"{m.provider}/{m.id}" for m in list_models()]
+    return [m.ref for m in list_models()]
 
 
 def _thinking_levels() -> list[str]:
@@ -379,4 +380,4 @@ def _thinking_levels() -> list[str]:
 
 
 def _gate_modes() -> list[str]:
-    return ["strict", "normal", "review", "yolo"]
+    return list(MODES)

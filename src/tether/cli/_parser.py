@@ -12,6 +12,8 @@ from tether import __version__
 
 __all__ = ["THINKING_LEVELS", "TOOL_NAMES", "build_parser"]
 
+# tether.ai's ReasoningLevel (plus "off") and tether.gate's MODES, spelled here so that --help
+# imports neither; tests/cli/test_vocabulary.py keeps them equal
 THINKING_LEVELS = ("off", "minimal", "low", "medium", "high")
 GATE_MODES = ("strict", "normal", "review", "yolo")
 TOOL_NAMES = ("read", "bash", "edit", "write", "grep", "find", "ls")

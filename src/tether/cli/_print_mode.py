@@ -16,12 +16,11 @@ from typing import TextIO
 
 from tether.agent import AgentEvent
 from tether.ai import AssistantMessage
+from tether.runtime import EMBEDDED_MODEL_NOTE, RunSettings, Runtime, build_runtime
 from tether.tools import TaskEvent
 
 from ._event_json import dumps, event_to_json, task_event_to_json
-from ._model_choice import EMBEDDED_MODEL_NOTE
 from ._progress import ProgressPrinter, RunStats
-from ._runtime import RunSettings, Runtime, build_runtime
 
 __all__ = ["HEADLESS_FORCED_HINT", "HEADLESS_HINT", "TRUNCATED", "run_print", "session_header"]
 
@@ -48,10 +47,10 @@ def session_header(runtime: Runtime) -> dict[str, object]:
         "id": session.id if session is not None else None,
         "cwd": session.cwd if session is not None else runtime.settings.cwd,
         "path": session.path if session is not None else None,
-        "model": f"{runtime.model.provider}/{runtime.model.id}",
+        "model": runtime.model.ref,
         "gate": runtime.gate.mode,
         "resumed": runtime.resumed,
-        **({"tools_run_on": runtime.remote} if runtime.remote else {}),
+        **({"tools_run_on": str(runtime.remote)} if runtime.remote else {}),
         **({"hand": runtime.current_hand} if runtime.current_hand else {}),
     }
 
@@ -95,7 +94,7 @@ async def run_print(
         runtime.close()
     final = _last_assistant(runtime)
     unsaved = runtime.session.write_error if runtime.session is not None else None
-    failed = unsaved is not None or final is None or final.stop_reason in ("error", "aborted")
+    failed = unsaved is not None or final is None or final.failed
     truncated = not failed and final is not None and final.stop_reason == "length"
     if unsaved is not None:  # one clear line, also in json mode; never "session ... saved"
         stderr.write(f"tether: stopped: the session could not be written: {unsaved}\n")
@@ -126,7 +125,7 @@ def _truncation_note(runtime: Runtime) -> str:
     model = runtime.model
     return (
         f"the answer is truncated: the reply reached the output token limit ({model.max_tokens:,}"
-        f" tokens for {model.provider}/{model.id}; max_tokens in models.toml) before it ended"
+        f" tokens for {model.ref}; max_tokens in models.toml) before it ended"
     )
 
 

@@ -115,7 +115,7 @@ class ProgressPrinter:
                     self._line(f"   | {sanitize_for_display(line)}")
         elif isinstance(event, MessageEnd) and isinstance(event.message, AssistantMessage):
             message = event.message
-            if message.stop_reason in ("error", "aborted") and message.error_message:
+            if message.failed and message.error_message:
                 self._line(f"!! {message.error_message}")
             elif message.tool_calls() and message.text().strip():
                 self._line(sanitize_for_display(message.text().strip()))

@@ -21,10 +21,10 @@ from typing import Any, TextIO, get_args
 from tether.agent import AgentEvent
 from tether.ai import decode_json_line
 from tether.gate import ApprovalRequest, Decision
+from tether.runtime import RunSettings, build_runtime
 
 from ._event_json import dumps, event_to_json, task_event_to_json
 from ._print_mode import session_header
-from ._runtime import RunSettings, build_runtime
 
 __all__ = ["RpcApprover", "run_rpc"]
 
@@ -219,8 +219,8 @@ def _state(runtime: Any, approver: RpcApprover, busy: bool) -> dict[str, Any]:
     return {
         "is_running": busy,
         "message_count": len(runtime.agent.state.messages),
-        "model": f"{runtime.model.provider}/{runtime.model.id}",
-        "thinking": runtime.thinking or "off",
+        "model": runtime.model.ref,
+        "thinking": runtime.thinking_label,
         "gate": runtime.gate.mode,
         "session_id": session.id if session is not None else None,
         "session_path": session.path if session is not None else None,

@@ -11,7 +11,9 @@ import os
 import sys
 from typing import Any
 
-from ._runtime import CommandError, RunSettings, build_runtime
+from tether.runtime import RunSettings, build_runtime
+
+from ._errors import CommandError
 
 __all__ = ["run_durable"]
 

@@ -22,7 +22,7 @@ from tether.session import (
     SessionStore,
 )
 
-from ._runtime import CommandError
+from ._errors import CommandError
 
 __all__ = ["print_session", "run_sessions"]
 

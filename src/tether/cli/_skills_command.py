@@ -14,7 +14,7 @@ import os
 import sys
 from typing import Any
 
-from ._runtime import CommandError
+from ._errors import CommandError
 
 __all__ = ["run_skills", "skill_rows"]
 

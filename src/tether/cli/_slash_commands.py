@@ -16,9 +16,11 @@ from collections.abc import Callable
 from typing import Any, Final, Protocol
 
 from tether.ai import AbortController, AssistantMessage, TextContent, UserMessage
+from tether.gate import MODE_DESCRIPTIONS
+from tether.runtime import RunSettings, RunSetupError, Runtime, as_reasoning_level
 from tether.tools import describe_task
 
-from ._runtime import CommandError, RunSettings, Runtime
+from ._errors import CommandError
 from ._terminal_output import Transcript
 from ._terminal_status import count_tokens
 from ._terminal_style import Styler
@@ -44,12 +46,6 @@ COMMANDS: Final = {
 }
 _WHILE_RUNNING: Final = frozenset({"help", "quit", "session", "tools", "gate", "tasks"})
 _TASK_LAST_LINES: Final = 3
-_GATE_MODES: Final = {
-    "strict": "only calls the policies allow run; anything needing approval is denied",
-    "normal": "calls that need approval ask you (in the sandbox, bash runs unasked)",
-    "review": "an AI reviewer may allow calls that need approval; otherwise you are asked",
-    "yolo": "everything the policies do not deny runs unasked, except forced confirmations",
-}
 _REPLAYED_MESSAGES: Final = 6
 UNTRUSTED_SKILLS_NOTE: Final = (
     "{count} project skill(s) are not loaded: a repository's skills can tell the model to run "
@@ -90,7 +86,7 @@ class SlashCommands:
             return
         try:
             handler(argument)
-        except CommandError as exc:
+        except (CommandError, RunSetupError) as exc:
             self._say(str(exc), "red")
 
     # -- the commands ----------------------------------------------------------------------------
@@ -110,34 +106,35 @@ class SlashCommands:
 
     def _model(self, argument: str) -> None:
         from tether.ai.providers import list_models
-
-        from ._model_choice import choose_model
+        from tether.runtime import choose_model
 
         runtime = self.host.runtime
-        current = f"{runtime.model.provider}/{runtime.model.id}"
+        current = runtime.model.ref
         if not argument:
-            refs = [f"{m.provider}/{m.id}" for m in list_models()]
+            refs = [m.ref for m in list_models()]
             lines = [f"{'●' if ref == current else ' '} {ref}" for ref in refs]
             self._show(lines)
             self._say("Switch with /model provider/id.")
             return
         model = choose_model(argument)
         runtime.set_model(model)
-        self._say(f"Model: {current} → {model.provider}/{model.id}", "green")
+        self._say(f"Model: {current} → {model.ref}", "green")
 
     def _thinking(self, argument: str) -> None:
         from ._parser import THINKING_LEVELS
 
         if argument not in THINKING_LEVELS:
-            level = self.host.runtime.thinking or "off"
+            level = self.host.runtime.thinking_label
             raise CommandError(f"Thinking is {level}; choose one of {', '.join(THINKING_LEVELS)}.")
-        self.host.runtime.set_thinking(argument)
+        self.host.runtime.set_thinking(as_reasoning_level(argument))
         self._say(f"Thinking: {argument}", "green")
 
     def _gate(self, argument: str) -> None:
         gate = self.host.runtime.gate
-        if argument not in _GATE_MODES:
-            lines = [f"{'●' if m == gate.mode else ' '} {m:<7} {t}" for m, t in _GATE_MODES.items()]
+        if argument not in MODE_DESCRIPTIONS:
+            lines = [
+                f"{'●' if m == gate.mode else ' '} {m:<7} {t}" for m, t in MODE_DESCRIPTIONS.items()
+            ]
             self._show(lines)
             self._say("Switch with /gate MODE; policy denials stay denied in every mode.")
             return
@@ -160,7 +157,7 @@ class SlashCommands:
             lines.append(
                 f"{tool.name:<6} {tool.label}" + (f" ({', '.join(notes)})" if notes else "")
             )
-        lines.append(f"gate {runtime.gate.mode}: {_GATE_MODES[runtime.gate.mode]}")
+        lines.append(f"gate {runtime.gate.mode}: {MODE_DESCRIPTIONS[runtime.gate.mode]}")
         self._show(lines)
 
     def _session(self, argument: str) -> None:
@@ -170,13 +167,13 @@ class SlashCommands:
             self._say("This session is not recorded (--no-session).")
             return
         messages = runtime.agent.state.messages
-        thinking = runtime.thinking or "off"
+        thinking = runtime.thinking_label
         lines = [
             f"id       {session.id}",
             f"file     {session.path}",
             f"name     {session.name or '-'}",
             f"messages {len(messages)}",
-            f"model    {runtime.model.provider}/{runtime.model.id}, thinking {thinking}",
+            f"model    {runtime.model.ref}, thinking {thinking}",
         ]
         self._show(lines)
 
@@ -228,8 +225,7 @@ class SlashCommands:
 
     def _compact(self, argument: str) -> None:
         host, runtime = self.host, self.host.runtime
-        compactor, messages = runtime.compactor, list(runtime.agent.state.messages)
-        before, done = compactor.context_tokens(messages), compactor.compactions
+        before = runtime.compactor.context_tokens(list(runtime.agent.state.messages))
         controller = AbortController()
         written = [""]
 
@@ -242,26 +238,22 @@ class SlashCommands:
             return f"compacting ≈{count_tokens(before)} tokens with {runtime.model.id} · {progress}"
 
         async def compact() -> None:
-            compactor.force_next = True
-            compactor.on_summary_text = progress
             try:
-                await compactor(messages, controller.signal)
+                outcome = await runtime.compact(controller.signal, progress)
             finally:
-                compactor.force_next = False
-                compactor.on_summary_text = None
                 host.abort_activity = None
                 host.transcript.end_activity()
-            if controller.signal.aborted:
+            if outcome.aborted:
                 self._say("Compaction aborted; the context is unchanged.", "yellow")
-            elif compactor.compactions > done:
-                after = compactor.context_tokens(messages)
+            elif outcome.compacted:
                 self._say(
-                    f"Compacted: ≈{count_tokens(before)} → ≈{count_tokens(after)} tokens; the "
-                    "older part of the context is now a summary.",
+                    f"Compacted: ≈{count_tokens(outcome.tokens_before)} → "
+                    f"≈{count_tokens(outcome.tokens_after)} tokens; the older part of the "
+                    "context is now a summary.",
                     "green",
                 )
-            elif compactor.last_error is not None:
-                self._say(f"Compaction failed: {compactor.last_error}", "red")
+            elif outcome.error is not None:
+                self._say(f"Compaction failed: {outcome.error}", "red")
             else:
                 self._say("Nothing to compact yet.")
 

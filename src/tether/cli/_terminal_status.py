@@ -14,12 +14,12 @@ from __future__ import annotations
 from typing import Final
 
 from tether.ai import AssistantMessage
+from tether.runtime import Runtime
 
-from ._runtime import Runtime
 from ._terminal_style import Styler
 from ._usage_tally import UsageTally
 
-__all__ = ["context_percent", "count_tokens", "sandbox_state", "status_line", "tools_host"]
+__all__ = ["context_percent", "count_tokens", "sandbox_state", "status_line"]
 
 _SEPARATOR: Final = " · "
 
@@ -35,12 +35,6 @@ def sandbox_state(runtime: Runtime) -> str:
     if bash.metadata.get("read_only_jail"):
         return "sandbox off, jail on"
     return "sandbox off, no jail: proof alone"
-
-
-def tools_host(remote: str) -> str:
-    """``user@host:port`` of ``--remote``'s ``user@host:port:/path`` (the path is long)."""
-    address, _, path = remote.rpartition(":")
-    return address if address and path.startswith("/") else remote
 
 
 def context_percent(runtime: Runtime) -> int:
@@ -71,8 +65,8 @@ def status_line(runtime: Runtime, styler: Styler, width: int) -> str:
     context_style = "bold red" if percent >= 90 else "yellow" if percent >= 70 else ""
     gate = runtime.gate.mode
     sandbox = sandbox_state(runtime)
-    model = f"{runtime.model.provider}/{runtime.model.id}"
-    where = f"tools on {tools_host(runtime.remote)}" if runtime.remote else "tools here"
+    model = runtime.model.ref
+    where = f"tools on {runtime.remote.address}" if runtime.remote else "tools here"
     if runtime.current_hand is not None:
         where = f"hand {runtime.current_hand}"
     session = runtime.session
@@ -81,7 +75,7 @@ def status_line(runtime: Runtime, styler: Styler, width: int) -> str:
     parts: list[tuple[str, str, int]] = [
         (model, "bold", 0),
         *([("offline demo model", "yellow", 1)] if runtime.model.api == "local" else []),
-        (f"thinking {runtime.thinking or 'off'}", "", 3),
+        (f"thinking {runtime.thinking_label}", "", 3),
         (_tokens(tally), "", 4),
         (tally.cost_text(3), "", 2),
         ("ctx ?" if tally.unknown else f"ctx {percent}%", context_style, 0),

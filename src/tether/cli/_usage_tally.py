@@ -32,7 +32,7 @@ class UsageTally:
         usage = message.usage
         counts = [_count(getattr(usage, name, 0)) for name in _FIELDS]
         if not any(counts):
-            if message.stop_reason not in ("error", "aborted") or message.content:
+            if not message.failed or message.content:
                 self.unreported += 1
             return
         self.reported += 1

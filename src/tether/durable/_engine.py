@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from importlib import import_module
 from types import ModuleType
 
+from tether.ai import TetherError
 from tether.ai.providers import data_dir
 
 __all__ = [
@@ -33,7 +34,7 @@ DEFAULT_APPROVAL_EXPIRY = 24 * 3600.0
 """How long (seconds) a parked call waits for a person before the wait is a denial."""
 
 
-class DurableError(Exception):
+class DurableError(TetherError):
     """A durable command cannot do what was asked; the message says why and what to do."""
 
 

@@ -105,7 +105,7 @@ class DurableRun:
                 return final
 
             message = await _model_turn(ask)
-            if message.stop_reason in ("error", "aborted"):
+            if message.failed:
                 yield StreamError(message, message)
             else:
                 yield StreamDone(message, message)

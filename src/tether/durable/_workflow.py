@@ -23,7 +23,7 @@ from dbos import DBOS
 
 from tether import __version__
 from tether.agent import Agent
-from tether.ai import AssistantMessage
+from tether.ai import AssistantMessage, TetherError
 from tether.gate import Approver, Catalog, Gate
 
 from ._approvals import DurableApprover
@@ -59,7 +59,7 @@ RunBuilder = Callable[[dict[str, Any], str, Approver], BuiltRun]
 gate that asks ``approver``, recording its session under ``run_id``."""
 
 
-class RunRefused(Exception):
+class RunRefused(TetherError):
     """A run that must not go on (its record names why)."""
 
 

@@ -27,7 +27,8 @@ from ._approval import (
     render_request,
 )
 from ._catalog import Catalog, CatalogSnapshot
-from ._gate import Gate, GateRecord, Mode
+from ._check_command import CHECK_COMMAND_EXIT, check_command
+from ._gate import MODE_DESCRIPTIONS, MODES, Gate, GateRecord, Mode
 from ._governance import (
     CONFIRM_PROPERTY,
     Governance,
@@ -64,8 +65,11 @@ from ._shell import ShellPolicy
 from ._verdict import PolicyDecision, Verdict, strictest
 
 __all__ = [
+    "CHECK_COMMAND_EXIT",
     "CONDITIONAL_SECRET_NAMES",
     "CONFIRM_PROPERTY",
+    "MODES",
+    "MODE_DESCRIPTIONS",
     "PROTECTED_DIRECTORIES",
     "PROTECTED_FILES",
     "PROTECTED_ROOT_NAMES",
@@ -95,6 +99,7 @@ __all__ = [
     "UntrustedBoundary",
     "Verdict",
     "action_digest",
+    "check_command",
     "govern",
     "holds_credentials",
     "model_facing_schema",

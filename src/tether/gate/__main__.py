@@ -22,12 +22,11 @@ import sys
 from collections.abc import Sequence
 from typing import NoReturn
 
-from ._path_policy import PathPolicy
-from ._shell import ShellPolicy
+from ._check_command import CHECK_COMMAND_EXIT, check_command
 
 __all__ = ["EXIT_STATUS", "USAGE_ERROR", "main"]
 
-EXIT_STATUS = {"allow": 0, "approve": 1, "deny": 2}
+EXIT_STATUS = CHECK_COMMAND_EXIT
 USAGE_ERROR = 64
 
 
@@ -37,10 +36,6 @@ class _Parser(argparse.ArgumentParser):
         self.exit(USAGE_ERROR, f"{self.prog}: error: {message}\n")
 
 
-def _printable(text: str) -> str:
-    return "".join(c if c.isprintable() else f"\\x{ord(c):02x}" for c in text)
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     parser = _Parser(prog="python -m tether.gate", description="Governance checks.")
     actions = parser.add_subparsers(dest="action", required=True, metavar="ACTION")
@@ -48,14 +43,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     check.add_argument("command", help="the bash script to classify")
     check.add_argument("--workspace", metavar="DIR", help="judge file paths for this workspace")
     args = parser.parse_args(argv)
-    path_policy = PathPolicy(args.workspace) if args.workspace else None
-    verdict = ShellPolicy(path_policy).classify(args.command)
-    print(verdict.decision)
-    for reason in verdict.reasons:
-        print(_printable(reason))
-    if verdict.needs_person:
-        print("person: asked in every mode, yolo included (strict denies it)")
-    return EXIT_STATUS[verdict.decision]
+    return check_command(args.command, args.workspace)
 
 
 if __name__ == "__main__":

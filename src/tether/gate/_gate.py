@@ -64,11 +64,20 @@ from ._reviewer import ReviewAction, Reviewer
 from ._shell import ShellPolicy
 from ._verdict import PolicyDecision, Verdict, strictest
 
-__all__ = ["Gate", "GateRecord", "Mode"]
+__all__ = ["MODES", "MODE_DESCRIPTIONS", "Gate", "GateRecord", "Mode"]
 
 _log = logging.getLogger("tether.gate")
 
 Mode: TypeAlias = Literal["strict", "normal", "review", "yolo"]
+MODES: tuple[Mode, ...] = get_args(Mode)
+"""The gate modes, strictest first."""
+MODE_DESCRIPTIONS: Mapping[Mode, str] = {
+    "strict": "only calls the policies allow run; anything needing approval is denied",
+    "normal": "calls that need approval ask you (in the sandbox, bash runs unasked)",
+    "review": "an AI reviewer may allow calls that need approval; otherwise you are asked",
+    "yolo": "everything the policies do not deny runs unasked, except forced confirmations",
+}
+"""What each mode does, in one line (the terminal's ``/gate``)."""
 
 _DIGEST_SHOWN_TO = frozenset({"approver", "session", "reviewer", "no_approver"})
 """Deciders whose records always carry the digest: the ones an audit trail shows."""

@@ -14,12 +14,11 @@ import hashlib
 import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
-from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
 import pydantic
 
-from tether.agent import AgentTool, AgentToolResult, UpdateCallback
+from tether.agent import AgentTool, AgentToolResult, Review, UpdateCallback
 from tether.ai import (
     CONFIRM_REQUEST_PROPERTY,
     AbortSignal,
@@ -49,17 +48,6 @@ __all__ = [
 
 REVIEW_KEYWORD = "x-review"
 CONFIRM_PROPERTY = CONFIRM_REQUEST_PROPERTY
-
-
-class Review(StrEnum):
-    """What the AI reviewer may see of one parameter."""
-
-    INCLUDE = "include"
-    """The value."""
-    REDACT = "redact"
-    """A placeholder, never the value."""
-    REQUIRE_USER = "require_user"
-    """Nothing: a call with this parameter goes straight to a person."""
 
 
 @dataclass(frozen=True, slots=True)

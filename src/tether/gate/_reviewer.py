@@ -173,7 +173,7 @@ class Reviewer:
             raise _Escalation(
                 "error", f"The reviewer request failed ({type(exc).__name__})."
             ) from exc
-        if message.stop_reason in ("error", "aborted"):
+        if message.failed:
             raise _Escalation("error", f"The reviewer request ended with {message.stop_reason}.")
         if any(isinstance(block, ToolCall) for block in message.content):
             raise _Escalation("malformed", "The reviewer called a tool instead of answering.")

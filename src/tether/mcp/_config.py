@@ -26,6 +26,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, TypeAlias
 
+from tether.ai import TetherError
+
 __all__ = [
     "DEFAULT_REQUEST_TIMEOUT",
     "DEFAULT_STARTUP_TIMEOUT",
@@ -62,7 +64,7 @@ DEFAULT_REQUEST_TIMEOUT = 60.0
 MAX_TIMEOUT = 86400.0
 
 
-class McpConfigError(ValueError):
+class McpConfigError(TetherError, ValueError):
     """``config.toml`` holds an MCP server table tether cannot use; the message names it."""
 
 

@@ -29,6 +29,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from tether.ai import TetherError
+
 from ._config import McpServerConfig
 
 if TYPE_CHECKING:
@@ -47,7 +49,7 @@ _SHUTDOWN_SECONDS = 10.0
 about 6.5 s (stdin closed, 2 s, SIGTERM to the tree, 2 s, SIGKILL)."""
 
 
-class ServerGone(Exception):
+class ServerGone(TetherError):
     """The server's connection ended (the process died, the stream closed)."""
 
 

@@ -21,6 +21,8 @@ import secrets
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from tether.ai import TetherError
+
 if TYPE_CHECKING:
     from starlette.types import ASGIApp, Receive, Scope, Send
 
@@ -41,7 +43,7 @@ _TOKEN_PATTERN = re.compile(r"[A-Za-z0-9._~+/-]+=*")
 _REALM = 'Bearer realm="tether mcp serve"'
 
 
-class McpTokenError(ValueError):
+class McpTokenError(TetherError, ValueError):
     """A ``--token-file`` tether cannot use; the message names it and why."""
 
 

@@ -14,6 +14,8 @@ import os
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING
 
+from tether.ai import TetherError
+
 if TYPE_CHECKING:
     import asyncssh
 
@@ -23,7 +25,7 @@ DEFAULT_KNOWN_HOSTS = "~/.ssh/known_hosts"
 _CONNECT_TIMEOUT_SECONDS = 20.0
 
 
-class RemoteConnectionError(ConnectionError):
+class RemoteConnectionError(TetherError, ConnectionError):
     """The SSH connection to a host could not be opened or was lost; the message names the host."""
 
 

@@ -23,6 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from tether.ai import TetherError
+
 from ._connection import DEFAULT_KNOWN_HOSTS
 from ._operations import SSHOperations
 from ._target import RemoteTargetError, parse_remote_target
@@ -34,7 +36,7 @@ _NAME = re.compile(r"[A-Za-z0-9_-]{1,32}")
 _KEYS = frozenset({"ssh", "cwd", "command", "known_hosts", "identity"})
 
 
-class HandConfigError(ValueError):
+class HandConfigError(TetherError, ValueError):
     """A ``[hands]`` table tether cannot use; the message names the file and the hand."""
 
 

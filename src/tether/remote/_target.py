@@ -12,12 +12,14 @@ import concurrent.futures
 import posixpath
 from dataclasses import dataclass
 
+from tether.ai import TetherError
+
 from ._operations import SSHOperations
 
 __all__ = ["RemoteTarget", "RemoteTargetError", "open_remote_workspace", "parse_remote_target"]
 
 
-class RemoteTargetError(ValueError):
+class RemoteTargetError(TetherError, ValueError):
     """A ``--remote`` value that names no usable host or directory; the message says why."""
 
 
@@ -28,6 +30,17 @@ class RemoteTarget:
     port: int = 22
     path: str | None = None
     """Absolute directory on the host; ``None`` for the login directory."""
+
+    @property
+    def address(self) -> str:
+        """``user@host:port`` as the user would name it (no default port, no unset user)."""
+        user = f"{self.user}@" if self.user else ""
+        port = f":{self.port}" if self.port != 22 else ""
+        return f"{user}{self.host}{port}"
+
+    def __str__(self) -> str:
+        """``user@host[:port]:/path``: the address and, when known, the directory."""
+        return f"{self.address}:{self.path}" if self.path else self.address
 
 
 def parse_remote_target(spec: str) -> RemoteTarget:

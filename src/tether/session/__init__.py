@@ -28,13 +28,14 @@ from ._entries import (
     ThinkingLevelChangeEntry,
     UnknownEntry,
 )
+from ._errors import SessionError
 from ._interrupted import (
     CALL_STARTED,
     INTERRUPTED_CALL,
     NOT_STARTED_CALL,
     settle_interrupted_calls,
 )
-from ._session import Session, SessionError, compaction_message
+from ._session import Session, compaction_message
 from ._store import SessionInfo, SessionStore, default_sessions_dir
 from ._tasks import TASK_END, TASK_START, record_tasks, settle_lost_tasks
 

@@ -28,6 +28,7 @@ from tether.ai import (
     StreamError,
     StreamFn,
     StreamOptions,
+    TetherError,
     TextContent,
     TextDelta,
     ThinkingContent,
@@ -62,7 +63,7 @@ _CHARS_PER_TOKEN = 4
 _IMAGE_TOKENS = 1200
 
 
-class CompactionError(RuntimeError):
+class CompactionError(TetherError, RuntimeError):
     """The model could not produce a summary; the request goes on uncompacted."""
 
 
@@ -88,12 +89,16 @@ def estimate_tokens(messages: Sequence[Any]) -> int:
 
 
 class Compactor:
-    """``transform_context`` that keeps requests inside ``model``'s window."""
+    """``transform_context`` that keeps requests inside ``model``'s window.
+
+    ``model`` is a :class:`Model` or a function that returns the current one (a run whose model
+    the person can switch passes ``lambda: agent.state.model``, so there is one source of
+    truth); the reserve and the kept tail follow the current model's window unless given."""
 
     def __init__(
         self,
         session: Session | None,
-        model: Model,
+        model: Model | Callable[[], Model],
         stream_fn: StreamFn,
         *,
         system_prompt: str = "",
@@ -104,17 +109,15 @@ class Compactor:
     ) -> None:
         self.session = session
         self.preserve = preserve
-        self.model = model
+        self._model = model
         self.stream_fn = stream_fn
         self.system_prompt = system_prompt
-        window = model.context_window
-        self.reserve_tokens = reserve_tokens or min(16_384, max(window // 4, 256))
-        self.keep_recent_tokens = keep_recent_tokens or min(20_000, max(window // 4, 256))
+        self._reserve_tokens = reserve_tokens
+        self._keep_recent_tokens = keep_recent_tokens
         self.api_key = api_key
         self.summary: str | None = None
         self.first_kept: Message | None = None
-        self.force_next = False
-        """Compact before the next request whatever the estimate (after a context overflow)."""
+        self._force_next = False
         self.compactions = 0
         self.compacted_at: int | None = None
         """How many messages the transcript had when the newest summary was made."""
@@ -122,6 +125,39 @@ class Compactor:
         """Why the newest attempt to summarise failed (``None`` after one that worked)."""
         self.on_summary_text: Callable[[str], None] | None = None
         """Called with the summary written so far while it streams (progress for a person)."""
+
+    @property
+    def model(self) -> Model:
+        """The model whose window is kept and which writes the summaries."""
+        return self._model() if callable(self._model) else self._model
+
+    @property
+    def reserve_tokens(self) -> int:
+        window = self.model.context_window
+        return self._reserve_tokens or min(16_384, max(window // 4, 256))
+
+    @property
+    def keep_recent_tokens(self) -> int:
+        window = self.model.context_window
+        return self._keep_recent_tokens or min(20_000, max(window // 4, 256))
+
+    def compact_before_next_request(self) -> None:
+        """Summarise before the next request whatever the estimate (after a context overflow)."""
+        self._force_next = True
+
+    async def compact_now(
+        self,
+        messages: list[Any],
+        signal: AbortSignal | None = None,
+        on_summary_text: Callable[[str], None] | None = None,
+    ) -> list[Any]:
+        """Summarise the older part of ``messages`` now, whatever the estimate (``/compact``);
+        the compacted view. ``on_summary_text`` sees the summary as it streams."""
+        self._force_next, self.on_summary_text = True, on_summary_text
+        try:
+            return await self(messages, signal)
+        finally:
+            self._force_next, self.on_summary_text = False, None
 
     def context_tokens(self, messages: list[Any]) -> int:
         """The estimated tokens of the next request: the system prompt and the context as
@@ -132,9 +168,9 @@ class Compactor:
         view = self._view(messages)
         budget = self.model.context_window - self.reserve_tokens
         tokens = estimate_tokens([self.system_prompt, *view]) if view else 0
-        if not (self.force_next or tokens > budget):
+        if not (self._force_next or tokens > budget):
             return view
-        self.force_next = False
+        self._force_next = False
         cut = self._cut(view)
         if cut is None:
             return view
@@ -199,7 +235,7 @@ class Compactor:
                 self.on_summary_text(written)
             if isinstance(event, StreamDone | StreamError):
                 final = event.message
-        if final is None or final.stop_reason in ("error", "aborted") or not final.text().strip():
+        if final is None or final.failed or not final.text().strip():
             reason = final.error_message if final is not None else "no answer"
             raise CompactionError(f"the summary request failed: {reason}")
         return final.text().strip()

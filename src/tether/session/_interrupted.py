@@ -55,7 +55,7 @@ def settle_interrupted_calls(session: Session) -> list[ToolResultMessage]:
         return []
     response = entry.message
     assert isinstance(response, AssistantMessage)
-    if response.stop_reason in ("error", "aborted") or not response.tool_calls():
+    if response.failed or not response.tool_calls():
         return []
     after = path[position + 1 :]
     answered: set[str] = set()

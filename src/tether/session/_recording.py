@@ -20,8 +20,8 @@ from tether.agent import MessageEnd, ToolExecutionEnd, ToolExecutionStart
 from tether.gate import Gate, GateRecord, action_digest
 
 from ._entries import ApprovalEntry
+from ._errors import SessionError
 from ._interrupted import call_started_entry
-from ._session import SessionError
 
 if TYPE_CHECKING:
     from ._session import Session

@@ -38,11 +38,11 @@ from ._entries import (
     new_entry_id,
     now_iso,
 )
+from ._errors import SessionError
 
 __all__ = [
     "BRANCH_MARK",
     "Session",
-    "SessionError",
     "compaction_message",
     "new_session_id",
     "session_file_name",
@@ -50,10 +50,6 @@ __all__ = [
 
 BRANCH_MARK = "branch"
 """``custom_type`` of the entry :meth:`Session.branch` writes so that a moved leaf persists."""
-
-
-class SessionError(ValueError):
-    """A session file that cannot be used: missing, or without a valid header."""
 
 
 def compaction_message(summary: str) -> UserMessage:

@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from tether.ai import TextContent, UserMessage
 
 from ._entries import MessageEntry
-from ._session import Session, SessionError, new_session_id, session_file_name
+from ._errors import SessionError
+from ._session import Session, new_session_id, session_file_name
 
 __all__ = ["SessionInfo", "SessionStore", "default_sessions_dir"]
 

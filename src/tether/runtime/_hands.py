@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from tether.gate import Approver, Gate
 from tether.session import CustomEntry, Session
 
-from ._model_choice import CommandError
+from ._errors import RunSetupError
 
 if TYPE_CHECKING:
     from tether.remote import HandConfig, Hands, SSHOperations
@@ -69,10 +69,10 @@ def open_hands(
     try:
         configs = load_hand_configs()
     except HandConfigError as exc:
-        raise CommandError(str(exc)) from None
+        raise RunSetupError(str(exc)) from None
     if hand is not None and hand not in configs:
         known = ", ".join(configs) or "none is configured in config.toml [hands.NAME]"
-        raise CommandError(f"--hand {hand}: no such hand (hands: {known})")
+        raise RunSetupError(f"--hand {hand}: no such hand (hands: {known})")
     if remote is not None:
         configs[remote.name] = remote
     if not configs:
