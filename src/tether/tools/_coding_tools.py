@@ -61,11 +61,10 @@ def coding_tool_catalog(
     operations: Any = None,
     sandbox: bool | None = None,
     tasks: TaskManager | None = None,
-    also: Iterable[ToolDefinition] = (),
 ) -> Catalog:
-    """The governed tool set of a run: the named built-in tools (as :func:`create_coding_tools`
-    makes them) and then ``also`` (a run's skill tools), each in its model-facing form."""
-    definitions = create_coding_tools(
-        cwd, names=names, operations=operations, sandbox=sandbox, tasks=tasks
+    """The governed tool set of a run — the named built-in tools, as :func:`create_coding_tools`
+    makes them, each in its model-facing form — for the command, ``tether mcp serve`` and a
+    hand alike; a run registers its other tools (skills) into it."""
+    return Catalog(
+        create_coding_tools(cwd, names=names, operations=operations, sandbox=sandbox, tasks=tasks)
     )
-    return Catalog([*definitions, *also])
