@@ -38,3 +38,22 @@ def test_the_read_only_tools_declare_themselves_idempotent_and_the_others_do_not
     }
     declared = {name for name, tool in tools.items() if tool.metadata.get(IDEMPOTENT)}
     assert declared == {"read", "grep", "find", "ls"}
+
+
+def test_every_shipped_tool_declares_the_exposure_of_every_parameter_it_can_have(tmp_path):
+    from tether.tools import BUILTIN_TOOLS, TaskManager
+
+    tools = create_coding_tools(
+        str(tmp_path), names=list(BUILTIN_TOOLS), sandbox=False, tasks=TaskManager()
+    )
+    for tool in tools[: len(BUILTIN_TOOLS)]:  # the task tools that follow are not built-ins
+        properties = tool.parameters["properties"]
+        assert properties and all("x-review" in spec for spec in properties.values()), tool.name
+    assert "background" in tools[1].parameters["properties"]  # bash's, with a task manager
+
+
+def test_the_default_set_is_read_bash_edit_write():
+    from tether.tools import BUILTIN_TOOLS
+
+    assert BUILTIN_TOOLS.default_names() == ("read", "bash", "edit", "write")
+    assert [d.name for d in create_coding_tools("/work")] == ["read", "bash", "edit", "write"]

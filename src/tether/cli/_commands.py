@@ -42,13 +42,15 @@ def settings_from(args: Any) -> RunSettings:
 
 
 def _tool_names(option: str | None) -> tuple[str, ...]:
-    from ._parser import DEFAULT_TOOLS, TOOL_NAMES
+    from tether.tools import BUILTIN_TOOLS
 
-    tools = tuple(t.strip() for t in (option or DEFAULT_TOOLS).split(",") if t.strip())
-    unknown = [t for t in tools if t not in TOOL_NAMES]
+    if not option:
+        return BUILTIN_TOOLS.default_names()
+    tools = tuple(t.strip() for t in option.split(",") if t.strip())
+    unknown = [t for t in tools if t not in BUILTIN_TOOLS]
     if unknown:
         raise CommandError(
-            f"--tools: unknown tool(s) {', '.join(unknown)}; choose from {', '.join(TOOL_NAMES)}"
+            f"--tools: unknown tool(s) {', '.join(unknown)}; choose from {', '.join(BUILTIN_TOOLS)}"
         )
     return tools
 
@@ -56,13 +58,13 @@ def _tool_names(option: str | None) -> tuple[str, ...]:
 def _run_tool_names(option: str | None) -> tuple[tuple[str, ...], tuple[str, ...] | None]:
     """A run's ``--tools``: the built-in tools, and the other names, which the run checks
     against its MCP servers' tools (``None`` without ``--tools``: every MCP tool is offered)."""
-    from ._parser import DEFAULT_TOOLS, TOOL_NAMES
+    from tether.tools import BUILTIN_TOOLS
 
     if option is None:
-        return _tool_names(DEFAULT_TOOLS), None
+        return BUILTIN_TOOLS.default_names(), None
     names = tuple(dict.fromkeys(t.strip() for t in option.split(",") if t.strip()))
-    builtin = tuple(name for name in names if name in TOOL_NAMES)
-    return builtin, tuple(name for name in names if name not in TOOL_NAMES)
+    builtin = tuple(name for name in names if name in BUILTIN_TOOLS)
+    return builtin, tuple(name for name in names if name not in BUILTIN_TOOLS)
 
 
 def _tool_choice(option: str | None) -> str | None:

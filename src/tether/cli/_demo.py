@@ -141,7 +141,6 @@ async def run_demo() -> int:
     model = FauxModel([_read_both, _fix, _run_test, _try_installer, _adapt, _report], delay=0.0)
     settings = RunSettings(
         cwd=str(project),
-        tools=("read", "bash", "edit", "write"),
         gate="normal",
         sessions_dir=str(workspace / "sessions"),
     )

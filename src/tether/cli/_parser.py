@@ -10,14 +10,12 @@ import argparse
 
 from tether import __version__
 
-__all__ = ["THINKING_LEVELS", "TOOL_NAMES", "build_parser"]
+__all__ = ["THINKING_LEVELS", "build_parser"]
 
 # tether.ai's ReasoningLevel (plus "off") and tether.gate's MODES, spelled here so that --help
 # imports neither; tests/cli/test_vocabulary.py keeps them equal
 THINKING_LEVELS = ("off", "minimal", "low", "medium", "high")
 GATE_MODES = ("strict", "normal", "review", "yolo")
-TOOL_NAMES = ("read", "bash", "edit", "write", "grep", "find", "ls")
-DEFAULT_TOOLS = "read,bash,edit,write"
 
 _EPILOG = """\
 commands:
@@ -91,13 +89,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--model", metavar="PROVIDER/ID", help="e.g. anthropic/claude-sonnet-4-5")
     parser.add_argument("--thinking", choices=THINKING_LEVELS, help="thinking level")
-    parser.add_argument(
-        "--tools",
-        default=None,
-        metavar="LIST",
-        help=f"comma-separated tools ({','.join(TOOL_NAMES)}, or an MCP tool's "
-        "mcp__SERVER__TOOL): only these are offered; default "
-        f"{DEFAULT_TOOLS} and every MCP tool",
+    _add_tools_option(
+        parser,
+        "comma-separated tools (%(builtin_tools)s, or an MCP tool's mcp__SERVER__TOOL): only "
+        "these are offered; default %(default_tools)s and every MCP tool",
     )
     parser.add_argument(
         "--no-mcp",
@@ -156,7 +151,7 @@ def build_parser() -> argparse.ArgumentParser:
     hand = commands.add_parser("hand", help="serve this host's governed tools to a caller")
     hand.add_argument("--stdio", action="store_true", required=True, help="JSON lines on stdio")
     hand.add_argument("--gate", choices=GATE_MODES, default="normal", help="gate mode (normal)")
-    hand.add_argument("--tools", default=None, metavar="LIST", help=f"default {DEFAULT_TOOLS}")
+    _add_tools_option(hand, "default %(default_tools)s")
     hand.add_argument("--cwd", metavar="DIR", help="workspace (default: here)")
     hand.add_argument("--no-sandbox", action="store_true", help="run bash without bubblewrap")
     hands = commands.add_parser("hands", help="the hands of config.toml: list or check one")
@@ -195,7 +190,7 @@ def _add_durable_commands(commands: argparse._SubParsersAction[argparse.Argument
     submit.add_argument("--cwd", metavar="DIR", help="where the run works (default: here)")
     submit.add_argument("--model", metavar="PROVIDER/ID")
     submit.add_argument("--gate", choices=GATE_MODES, default=None, help="gate mode (normal)")
-    submit.add_argument("--tools", default=None, metavar="LIST", help=f"default {DEFAULT_TOOLS}")
+    _add_tools_option(submit, "default %(default_tools)s")
     submit.add_argument("--no-sandbox", action="store_true", help="run bash without bubblewrap")
     actions.add_parser("list", help="every run, newest first, with the engine and database")
     for name, text in (
@@ -217,7 +212,7 @@ def _add_mcp_commands(commands: argparse._SubParsersAction[argparse.ArgumentPars
     serve.add_argument("--transport", choices=("stdio", "http"), default="stdio")
     serve.add_argument("--port", type=int, default=8000, help="HTTP port on 127.0.0.1 (0: any)")
     serve.add_argument("--gate", choices=GATE_MODES, default="normal", help="gate mode (normal)")
-    serve.add_argument("--tools", default=None, metavar="LIST", help=f"default {DEFAULT_TOOLS}")
+    _add_tools_option(serve, "default %(default_tools)s")
     serve.add_argument("--cwd", metavar="DIR", help="workspace (default: here)")
     serve.add_argument("--no-sandbox", action="store_true", help="run bash without bubblewrap")
     serve.add_argument(
@@ -242,3 +237,25 @@ def _add_skills_commands(commands: argparse._SubParsersAction[argparse.ArgumentP
     validate.add_argument("path", metavar="PATH", nargs="?", help="default: every skill here")
     trust = actions.add_parser("trust", help="let this workspace's own skills load")
     trust.add_argument("--revoke", action="store_true", help="stop trusting this workspace")
+
+
+class _ToolNames:
+    """The built-in tools' names (or only the default set's) as help shows them, comma
+    separated; looked up in :data:`tether.tools.BUILTIN_TOOLS` only when help is printed, so
+    parsing imports no tool."""
+
+    def __init__(self, *, default_only: bool) -> None:
+        self.default_only = default_only
+
+    def __str__(self) -> str:
+        from tether.tools import BUILTIN_TOOLS
+
+        names = BUILTIN_TOOLS.default_names() if self.default_only else tuple(BUILTIN_TOOLS)
+        return ",".join(names)
+
+
+def _add_tools_option(parser: argparse.ArgumentParser, help_text: str) -> None:
+    """``--tools LIST``; its help may name ``%(builtin_tools)s`` and ``%(default_tools)s``."""
+    action = parser.add_argument("--tools", default=None, metavar="LIST", help=help_text)
+    action.builtin_tools = _ToolNames(default_only=False)  # type: ignore[attr-defined]
+    action.default_tools = _ToolNames(default_only=True)  # type: ignore[attr-defined]

@@ -12,26 +12,24 @@ from typing import Any
 
 from tether.agent import AgentTool
 from tether.gate import Governance
+from tether.tools import BUILTIN_TOOLS
 
 __all__ = ["READ_ONLY_TOOLS", "annotations_for"]
 
-READ_ONLY_TOOLS = frozenset({"read", "grep", "find", "ls"})
-_IDEMPOTENT_WRITERS = frozenset({"write"})
-_CLOSED_WORLD = READ_ONLY_TOOLS | {"write", "edit"}
+READ_ONLY_TOOLS = frozenset(name for name, tool in BUILTIN_TOOLS.items() if tool.read_only)
+"""The shipped built-in tools that change nothing (read, grep, find, ls)."""
 
 
 def annotations_for(tool: AgentTool) -> dict[str, Any]:
     """``ToolAnnotations`` fields (snake_case, as the SDK's model names them) for ``tool``."""
     governance = tool.metadata.get("governance")
-    read_only = (
-        isinstance(governance, Governance)
-        and tool.name in READ_ONLY_TOOLS
-        and not governance.default_confirm
-    )
+    builtin = BUILTIN_TOOLS.get(tool.name) if isinstance(governance, Governance) else None
+    asks_always = isinstance(governance, Governance) and governance.default_confirm
+    read_only = builtin is not None and builtin.read_only and not asks_always
     return {
         "title": tool.label or tool.name,
         "read_only_hint": read_only,
         "destructive_hint": not read_only,
-        "idempotent_hint": read_only or tool.name in _IDEMPOTENT_WRITERS,
-        "open_world_hint": tool.name not in _CLOSED_WORLD,
+        "idempotent_hint": read_only or (builtin is not None and builtin.idempotent),
+        "open_world_hint": builtin is None or builtin.open_world,
     }

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, Literal, TextIO
 
 from tether.agent import AgentTool
 from tether.gate import Gate, Mode
-from tether.tools import create_coding_tools, wrap_tool_definition
+from tether.tools import coding_tool_catalog
 
 from ._http_auth import BearerTokenAuth, new_token, read_token_file, token_path
 from ._server import HEARTBEAT_S, NO_APPROVAL_CHANNEL, NO_APPROVAL_CHANNEL_FORCED, build_server
@@ -42,7 +42,8 @@ HEARTBEAT_ENV = "TETHER_MCP_HEARTBEAT_S"
 
 
 def governed_tools(cwd: str, names: Sequence[str], *, sandbox: bool | None) -> list[AgentTool]:
-    return [wrap_tool_definition(d) for d in create_coding_tools(cwd, names=names, sandbox=sandbox)]
+    """The tools ``tether mcp serve`` offers: the governed set a run of the command has."""
+    return list(coding_tool_catalog(cwd, names=names, sandbox=sandbox).snapshot().tools)
 
 
 async def serve(

@@ -45,7 +45,7 @@ from typing import Any
 from tether.agent import AbortController, AgentEvent, AgentTool, ToolExecutionUpdate, run_tool_call
 from tether.ai import TextContent, ToolCall, decode_json_line, parameters_schema, to_json
 from tether.gate import ApprovalRequest, Decision, Gate, Governance, Mode
-from tether.tools import BUILTIN_TOOL_NAMES, create_coding_tools, wrap_tool_definition
+from tether.tools import BUILTIN_TOOLS, coding_tool_catalog
 
 __all__ = ["HAND_PROTOCOL", "serve_hand", "serve_hand_on_stdio"]
 
@@ -132,7 +132,7 @@ def catalog(tools: Sequence[AgentTool]) -> list[dict[str, Any]]:
 
 def _announced_governance(tool: AgentTool) -> dict[str, Any] | None:
     governance = tool.metadata.get("governance")
-    if tool.name not in BUILTIN_TOOL_NAMES or not isinstance(governance, Governance):
+    if tool.name not in BUILTIN_TOOLS or not isinstance(governance, Governance):
         return None
     return {
         "builtin": tool.name,
@@ -298,8 +298,7 @@ async def serve_hand_on_stdio(
     unlike the same tool run locally (and print what the rc file prints)."""
     for variable in ("SSH_CLIENT", "SSH2_CLIENT"):
         os.environ.pop(variable, None)
-    definitions = create_coding_tools(cwd, names=tool_names, sandbox=sandbox)
-    tools = [wrap_tool_definition(d) for d in definitions]
+    tools = coding_tool_catalog(cwd, names=tool_names, sandbox=sandbox).snapshot().tools
     loop = asyncio.get_running_loop()
     reader = asyncio.StreamReader()
     await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)

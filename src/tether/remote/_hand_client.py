@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 from tether.agent import CAPS_OWN_RESULT, AgentTool, AgentToolResult, ToolError, UpdateCallback
 from tether.ai import AbortSignal, ImageContent, TextContent, from_json
 from tether.gate import ApprovalRequest, Approver, Governance, Policies, govern
-from tether.tools import BUILTIN_TOOL_NAMES, PROVED_READ_ONLY, builtin_governance
+from tether.tools import BUILTIN_TOOLS, PROVED_READ_ONLY, builtin_governance
 
 from ._operations import SSHOperations
 
@@ -198,7 +198,7 @@ class HandClient:
         policy as locally, judged for the hand's workspace; session memory kept per hand."""
         if not isinstance(announced, dict) or announced.get("builtin") != name:
             return None
-        if name not in BUILTIN_TOOL_NAMES or not isinstance(announced.get("review_schema"), dict):
+        if name not in BUILTIN_TOOLS or not isinstance(announced.get("review_schema"), dict):
             return None
         if self.workspace is None or not posixpath.isabs(self.workspace):
             return None

@@ -17,13 +17,13 @@ from typing import Any
 from tether.agent import AgentTool, AgentToolResult, ToolError, UpdateCallback
 from tether.ai import AbortSignal, TextContent
 from tether.gate import Governance, Verdict
+from tether.tools import BUILTIN_TOOLS
 
 from ._hands import Hands
 
 __all__ = ["MIND_TOOL_NAMES", "mind_tools"]
 
 MIND_TOOL_NAMES = ("list_hands", "select_hand", "use_hand")
-_READING = frozenset({"read", "ls", "grep", "find"})
 
 
 def mind_tools(hands: Hands) -> list[AgentTool]:
@@ -152,7 +152,8 @@ def _use_hand(hands: Hands) -> AgentTool:
         client = hands.connected_client(name) if isinstance(name, str) else None
         entry = next((e for e in client.catalog if e.get("name") == tool), None) if client else None
         announced = entry.get("governance") if entry is not None else None
-        if isinstance(announced, dict) and announced.get("builtin") == tool and tool in _READING:
+        reads = isinstance(tool, str) and tool in BUILTIN_TOOLS and BUILTIN_TOOLS[tool].read_only
+        if isinstance(announced, dict) and announced.get("builtin") == tool and reads:
             return Verdict.allow(f"{tool} only reads on hand {name}, whose own gate judges it")
         return Verdict.approve(f"use_hand runs {tool!r} on hand {name!r}")
 

@@ -40,12 +40,12 @@ from tether.session import (
     settle_lost_tasks,
 )
 from tether.tools import (
+    BUILTIN_TOOLS,
     Task,
     TaskManager,
     ToolDefinition,
     build_system_prompt,
-    create_coding_tools,
-    wrap_tool_definition,
+    coding_tool_catalog,
 )
 
 from ._errors import RunSetupError
@@ -79,8 +79,8 @@ class RunSettings:
     """``provider/id``; ``None``: the session's, else the default (:func:`choose_model`)."""
     thinking: ReasoningLevel | Literal["off"] | None = None
     """``None``: the session's level, else off."""
-    tools: tuple[str, ...] = ("read", "bash", "edit", "write")
-    """The built-in tools."""
+    tools: tuple[str, ...] = field(default_factory=BUILTIN_TOOLS.default_names)
+    """The built-in tools (default: the registry's default set)."""
     mcp_tools: tuple[str, ...] | None = None
     """The other tools ``--tools`` named, each to be a tool of a configured MCP server
     (``mcp__SERVER__TOOL``); ``None`` (no ``--tools``): every accepted MCP tool is offered."""
@@ -270,22 +270,21 @@ def build_runtime(
         remote = replace(target, path=tools_cwd)
         through_hand = remote_hand(operations, tools_cwd, settings.tools)
     tasks = TaskManager()
-    definitions = {
-        d.name: d
-        for d in create_coding_tools(
-            tools_cwd,
-            names=settings.tools,
-            sandbox=settings.sandbox,
-            operations=operations,
-            tasks=tasks,
-        )
-    }
+    catalog = coding_tool_catalog(
+        tools_cwd,
+        names=settings.tools,
+        sandbox=settings.sandbox,
+        operations=operations,
+        tasks=tasks,
+    )
     from tether.skills import preserved_skills
 
     messages = session.messages(preserve=preserved_skills) if session is not None else []
     skills = load_run_skills(cwd, model, session, messages) if operations is None else None
-    definitions.update({d.name: d for d in skills.definitions} if skills is not None else {})
-    tools: list[AgentTool] = [wrap_tool_definition(d) for d in definitions.values()]
+    for definition in skills.definitions if skills is not None else ():
+        catalog.register(definition)
+    tools: list[AgentTool] = list(catalog.snapshot().tools)
+    definitions: dict[str, ToolDefinition] = {t.name: t.metadata["definition"] for t in tools}
     mcp_servers = _add_mcp_tools(settings, tools)
     gate = Gate(
         settings.gate or "normal",  # type: ignore[arg-type]
@@ -405,8 +404,6 @@ def _offered_mcp_tools(settings: RunSettings, servers: McpClients | None) -> lis
         return servers.tools() if servers is not None else []
     unknown = servers.unknown_tool_names(requested) if servers is not None else list(requested)
     if unknown:
-        from tether.tools import BUILTIN_TOOL_FACTORIES
-
         if servers is not None:
             mcp = ", ".join(servers.known_tool_names()) or "none listed"
             of_servers = f"tools of the MCP servers: {mcp}"
@@ -416,7 +413,7 @@ def _offered_mcp_tools(settings: RunSettings, servers: McpClients | None) -> lis
             of_servers = "no MCP tools (no MCP server in config.toml)"
         raise RunSetupError(
             f"--tools: unknown tool(s) {', '.join(unknown)}; built-in tools: "
-            f"{', '.join(BUILTIN_TOOL_FACTORIES)}; {of_servers}"
+            f"{', '.join(BUILTIN_TOOLS)}; {of_servers}"
         )
     return servers.tools(only=requested) if servers is not None else []
 

@@ -3,16 +3,20 @@
 :class:`ToolDefinition` (an :class:`~tether.agent.AgentTool` plus prompt text, rendering and
 governance, with a ``ctx`` argument injected by :func:`wrap_tool_definition`); the built-in coding
 tools read, write, edit, bash, grep, find and ls, each reaching the system only through its
-protocol in :mod:`tether.tools.operations`; background tasks (:class:`TaskManager` and the
-task tools); output truncation; the file mutation queue; and the
-system prompt.
+protocol in :mod:`tether.tools.operations` and each described whole — schema, review exposure,
+governance, renderers — by one :class:`BuiltinTool` in its own module, gathered in
+:data:`BUILTIN_TOOLS`; :func:`coding_tool_catalog`, the governed tool set every mode offers;
+background tasks (:class:`TaskManager` and the task tools); output truncation; the file
+mutation queue; and the system prompt.
 """
 
-from ._builtin_governance import BUILTIN_TOOL_NAMES, PROVED_READ_ONLY, builtin_governance
-from ._coding_tools import BUILTIN_TOOL_FACTORIES, create_coding_tools
+from ._bash_governance import PROVED_READ_ONLY
+from ._builtin import BuiltinTool, path_governance
+from ._coding_tools import coding_tool_catalog, create_coding_tools
 from ._definition import ToolContext, ToolDefinition, wrap_tool_definition
 from ._mutation_queue import with_file_mutation_queue
 from ._paths import resolve_path
+from ._registry import BUILTIN_TOOL_NAMES, BUILTIN_TOOLS, BuiltinTools, builtin_governance
 from ._system_prompt import ContextFile, build_system_prompt
 from ._task_log import LogSlice, TaskLog
 from ._task_tools import (
@@ -48,12 +52,14 @@ from .read import create_read_tool
 from .write import create_write_tool
 
 __all__ = [
-    "BUILTIN_TOOL_FACTORIES",
+    "BUILTIN_TOOLS",
     "BUILTIN_TOOL_NAMES",
     "DEFAULT_MAX_BYTES",
     "DEFAULT_MAX_LINES",
     "PROVED_READ_ONLY",
     "TASK_TOOL_NAMES",
+    "BuiltinTool",
+    "BuiltinTools",
     "CancelOutcome",
     "ContextFile",
     "LogSlice",
@@ -69,6 +75,7 @@ __all__ = [
     "TruncationResult",
     "build_system_prompt",
     "builtin_governance",
+    "coding_tool_catalog",
     "create_bash_tool",
     "create_coding_tools",
     "create_edit_tool",
@@ -80,6 +87,7 @@ __all__ = [
     "create_write_tool",
     "describe_task",
     "format_size",
+    "path_governance",
     "resolve_path",
     "task_end_announcement",
     "truncate_head",

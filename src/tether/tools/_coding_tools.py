@@ -1,43 +1,31 @@
-"""The coding tool set: the built-in tools by name, created for one working directory."""
+"""The coding tool set: built-in tools by name, made for one working directory, and the one
+builder of the governed set that the command, ``tether mcp serve`` and a hand all offer."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from typing import Any
 
+from tether.gate import Catalog
+
 from ._definition import ToolDefinition
+from ._registry import BUILTIN_TOOLS
 from ._task_tools import create_task_tools
 from ._tasks import TaskManager
-from .bash import create_bash_tool
-from .edit import create_edit_tool
-from .find import create_find_tool
-from .grep import create_grep_tool
-from .ls import create_ls_tool
-from .read import create_read_tool
-from .write import create_write_tool
 
-__all__ = ["BUILTIN_TOOL_FACTORIES", "create_coding_tools"]
-
-BUILTIN_TOOL_FACTORIES: dict[str, Callable[..., ToolDefinition]] = {
-    "read": create_read_tool,
-    "bash": create_bash_tool,
-    "edit": create_edit_tool,
-    "write": create_write_tool,
-    "grep": create_grep_tool,
-    "find": create_find_tool,
-    "ls": create_ls_tool,
-}
+__all__ = ["coding_tool_catalog", "create_coding_tools"]
 
 
 def create_coding_tools(
     cwd: str,
     *,
-    names: Iterable[str] = ("read", "bash", "edit", "write"),
+    names: Iterable[str] | None = None,
     operations: Any = None,
     sandbox: bool | None = None,
     tasks: TaskManager | None = None,
 ) -> list[ToolDefinition]:
-    """Create the named built-in tools for ``cwd``, in the order given.
+    """Create the named built-in tools for ``cwd``, in the order given (``None``: the default
+    set, read, bash, edit and write).
 
     ``operations`` (an object implementing the tools' operations protocols, such as
     ``LocalOperations`` or a remote backend) is handed to every tool; ``None`` is this machine.
@@ -45,21 +33,38 @@ def create_coding_tools(
     ``bash`` named, bash runs background tasks in that manager and the task tools
     (``task_output``, ``task_list``, ``task_cancel``) follow the named tools.
     """
-    chosen = list(names)
-    unknown = [name for name in chosen if name not in BUILTIN_TOOL_FACTORIES]
+    chosen = list(BUILTIN_TOOLS.default_names() if names is None else names)
+    unknown = [name for name in chosen if name not in BUILTIN_TOOLS]
     if unknown:
         raise ValueError(
             f"Unknown tool name(s): {', '.join(unknown)}. "
-            f"Built-in tools: {', '.join(BUILTIN_TOOL_FACTORIES)}."
+            f"Built-in tools: {', '.join(BUILTIN_TOOLS)}."
         )
     if len(set(chosen)) != len(chosen):
         raise ValueError(f"Duplicate tool names in {chosen}.")
+    run_options = {"sandbox": sandbox, "tasks": tasks}
     tools = []
     for name in chosen:
-        options: dict[str, Any] = {"operations": operations}
-        if name == "bash":
-            options.update(sandbox=sandbox, tasks=tasks)
-        tools.append(BUILTIN_TOOL_FACTORIES[name](cwd, **options))
-    if tasks is not None and "bash" in chosen:
+        tool = BUILTIN_TOOLS[name]
+        options = {key: run_options[key] for key in tool.run_options if key in run_options}
+        tools.append(tool.create(cwd, operations=operations, **options))
+    takes_tasks = any("tasks" in BUILTIN_TOOLS[name].run_options for name in chosen)
+    if tasks is not None and takes_tasks:
         tools.extend(create_task_tools(tasks))
     return tools
+
+
+def coding_tool_catalog(
+    cwd: str,
+    *,
+    names: Iterable[str] | None = None,
+    operations: Any = None,
+    sandbox: bool | None = None,
+    tasks: TaskManager | None = None,
+) -> Catalog:
+    """The governed tool set of a run — the named built-in tools, as :func:`create_coding_tools`
+    makes them, each in its model-facing form — for the command, ``tether mcp serve`` and a
+    hand alike; a run registers its other tools (skills) into it."""
+    return Catalog(
+        create_coding_tools(cwd, names=names, operations=operations, sandbox=sandbox, tasks=tasks)
+    )

@@ -18,7 +18,7 @@ the tool is made and stated in ``metadata["sandboxed"]`` — governance lets com
 only need approval run unasked in a sandbox — and in every result's ``details["sandboxed"]``.
 
 Read-only jail: a command the shell policy allowed (proved read-only) reaches the tool with
-:data:`~._builtin_governance.PROVED_READ_ONLY` set by the gate, in every mode; it then runs in
+:data:`~._bash_governance.PROVED_READ_ONLY` set by the gate, in every mode; it then runs in
 :meth:`BubblewrapSandbox.read_only_jail` — nothing writable, no network — whether or not the
 other commands are sandboxed, whenever bubblewrap is available here (``metadata["read_only_jail"]``,
 ``details["read_only_jail"]``). Without bubblewrap, or on another host, the proof alone decides.
@@ -31,7 +31,7 @@ import functools
 import logging
 import math
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from tether.agent import AgentToolResult, ToolError, UpdateCallback
@@ -40,15 +40,17 @@ from tether.gate import (
     PROTECTED_DIRECTORIES,
     PROTECTED_FILES,
     PROTECTED_ROOT_NAMES,
+    Review,
     protected_workspace_rule,
 )
 
-from ._builtin_governance import PROVED_READ_ONLY, govern_builtin
+from ._bash_governance import PROVED_READ_ONLY, bash_governance
+from ._builtin import BuiltinTool
 from ._definition import ToolContext, ToolDefinition
 from ._git_commands import git_write_reason
 from ._output_spill import OutputView, SpillingOutput
 from ._paths import resolve_path
-from ._rendering import CALL_RENDERERS, RESULT_RENDERERS
+from ._rendering import short
 from ._task_tools import start_background_task
 from ._tasks import TaskManager
 from ._truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, format_size
@@ -56,7 +58,7 @@ from .operations._local_exec import LocalExecOperations
 from .operations._protocols import BashOperations, ExecResult, OutputFile
 from .operations._sandbox import BubblewrapSandbox
 
-__all__ = ["PROGRESS_INTERVAL_SECONDS", "create_bash_tool"]
+__all__ = ["PROGRESS_INTERVAL_SECONDS", "TOOL", "create_bash_tool"]
 
 _logger = logging.getLogger(__name__)
 
@@ -84,12 +86,25 @@ def create_bash_tool(
     With ``tasks`` the tool takes ``background``: the command becomes a task of that manager
     (:mod:`._task_tools`), its ``timeout`` the task's runtime limit.
     """
+    return TOOL.create(
+        cwd, operations=operations, sandbox=sandbox, default_timeout=default_timeout, tasks=tasks
+    )
+
+
+def _define(
+    cwd: str,
+    operations: BashOperations,
+    *,
+    sandbox: bool | None = None,
+    default_timeout: float | None = None,
+    tasks: TaskManager | None = None,
+) -> ToolDefinition:
     if default_timeout is not None and not _is_valid_timeout(default_timeout):
         raise ValueError(
             f"default_timeout must be a finite number of seconds above 0, got {default_timeout!r}"
         )
     working_directory = resolve_path(".", cwd)
-    ops = _bash_operations(working_directory, operations, sandbox)
+    ops = _checked_operations(operations, sandbox)
     in_use = getattr(ops, "sandbox", None)
     active_sandbox = in_use if isinstance(in_use, BubblewrapSandbox) else None
     sandboxed = active_sandbox is not None
@@ -156,10 +171,8 @@ def create_bash_tool(
         if default_timeout is not None
         else "Default: no timeout."
     )
-    definition = ToolDefinition(
+    return ToolDefinition(
         name="bash",
-        render_call=CALL_RENDERERS["bash"],
-        render_result=RESULT_RENDERERS["bash"],
         label="Bash",
         description=(
             "Run a bash command in the working directory; stdout and stderr are returned "
@@ -196,7 +209,6 @@ def create_bash_tool(
         ],
         metadata={"sandboxed": sandboxed, "read_only_jail": jail is not None},
     )
-    return govern_builtin(definition, cwd)
 
 
 def _read_only_jail(
@@ -273,20 +285,24 @@ def _output_file_maker(ops: BashOperations) -> Callable[[str], OutputFile]:
     return create_output_file
 
 
-def _bash_operations(
-    workspace: str, operations: BashOperations | None, sandbox: bool | None
-) -> BashOperations:
+def _checked_operations(operations: BashOperations, sandbox: bool | None) -> BashOperations:
     """The operations the tool runs commands with, after checking ``sandbox`` against them."""
-    if operations is not None:
-        has_sandbox = isinstance(getattr(operations, "sandbox", None), BubblewrapSandbox)
-        if sandbox is True and not has_sandbox:
-            raise ValueError(
-                "sandbox=True, but the given operations do not run commands in a "
-                "BubblewrapSandbox; pass LocalExecOperations(sandbox=BubblewrapSandbox(cwd))."
-            )
-        if sandbox is False and has_sandbox:
-            raise ValueError("sandbox=False, but the given operations run commands in a sandbox.")
-        return operations
+    has_sandbox = isinstance(getattr(operations, "sandbox", None), BubblewrapSandbox)
+    if sandbox is True and not has_sandbox:
+        raise ValueError(
+            "sandbox=True, but the given operations do not run commands in a "
+            "BubblewrapSandbox; pass LocalExecOperations(sandbox=BubblewrapSandbox(cwd))."
+        )
+    if sandbox is False and has_sandbox:
+        raise ValueError("sandbox=False, but the given operations run commands in a sandbox.")
+    return operations
+
+
+def _local_operations(cwd: str, options: Mapping[str, Any]) -> BashOperations:
+    """This machine's runner: in a bubblewrap sandbox of ``cwd`` unless ``sandbox`` is
+    ``False`` or bubblewrap is not available (``sandbox=True`` then raises ``ValueError``)."""
+    sandbox = options.get("sandbox")
+    workspace = resolve_path(".", cwd)
     if sandbox is False:
         return LocalExecOperations()
     if BubblewrapSandbox.available():
@@ -458,3 +474,42 @@ def _protected_path_hint(text: str) -> str | None:
         "approved, runs with .git writable; any other change to a protected path is for the "
         "person to make: ask them to do it outside the sandbox."
     )
+
+
+def _render_call(args: Mapping[str, Any]) -> str:
+    shown = f"$ {short(args.get('command'))}"
+    timeout = args.get("timeout")
+    has_timeout = isinstance(timeout, int | float) and not isinstance(timeout, bool)
+    return shown + (f"  (timeout {timeout:g} s)" if has_timeout else "")
+
+
+def _render_result(result: AgentToolResult, details: Mapping[str, Any]) -> str:
+    if details.get("aborted"):
+        shown = "aborted"
+    elif details.get("timed_out"):
+        shown = "timed out"
+    else:
+        shown = f"exit {details['exit_code']}"
+    if details.get("full_output_path"):
+        shown += f", full output in {details['full_output_path']}"
+    return shown
+
+
+TOOL = BuiltinTool(
+    name="bash",
+    define=_define,
+    exposure={
+        "command": Review.INCLUDE,
+        "timeout": Review.INCLUDE,
+        "background": Review.INCLUDE,
+    },
+    governance=bash_governance,
+    render_call=_render_call,
+    render_result=_render_result,
+    renders_errors=True,
+    open_world=True,
+    default=True,
+    run_options=frozenset({"sandbox", "tasks"}),
+    local_operations=_local_operations,
+)
+"""``bash``: its definition, review exposure, governance and renderers."""

@@ -13,22 +13,23 @@ from __future__ import annotations
 
 import json
 import posixpath
+from collections.abc import Mapping
 from typing import Any
 
 from tether.agent import AgentToolResult, ToolError, UpdateCallback
 from tether.ai import AbortSignal, TextContent
+from tether.gate import Review
 
-from ._builtin_governance import govern_builtin
+from ._builtin import BuiltinTool, path_governance
 from ._definition import ToolContext, ToolDefinition
 from ._edit_diff import first_changed_line, unified_diff
 from ._edit_matching import EditsRejected, apply_edits
 from ._mutation_queue import with_file_mutation_queue
 from ._paths import resolve_path
-from ._rendering import CALL_RENDERERS, RESULT_RENDERERS
-from .operations._local import LocalOperations
+from ._rendering import short
 from .operations._protocols import EditOperations
 
-__all__ = ["create_edit_tool", "prepare_edit_arguments"]
+__all__ = ["TOOL", "create_edit_tool", "prepare_edit_arguments"]
 
 _UTF8_BOM = b"\xef\xbb\xbf"
 _LEGACY_KEY_PAIRS = (("old_text", "new_text"), ("oldText", "newText"))
@@ -82,8 +83,10 @@ _DESCRIPTION = (
 def create_edit_tool(cwd: str, *, operations: EditOperations | None = None) -> ToolDefinition:
     """The ``edit`` tool for files under ``cwd``, reaching them through ``operations``
     (this machine's files by default)."""
-    ops: EditOperations = operations if operations is not None else LocalOperations()
+    return TOOL.create(cwd, operations=operations)
 
+
+def _define(cwd: str, ops: EditOperations) -> ToolDefinition:
     async def execute(
         tool_call_id: str,
         params: Any,
@@ -131,10 +134,8 @@ def create_edit_tool(cwd: str, *, operations: EditOperations | None = None) -> T
 
         return await with_file_mutation_queue(resolved, read_modify_write, real_path=ops.real_path)
 
-    definition = ToolDefinition(
+    return ToolDefinition(
         name="edit",
-        render_call=CALL_RENDERERS["edit"],
-        render_result=RESULT_RENDERERS["edit"],
         label="Edit",
         description=_DESCRIPTION,
         parameters=_PARAMETERS,
@@ -148,7 +149,6 @@ def create_edit_tool(cwd: str, *, operations: EditOperations | None = None) -> T
             "must be unique in the file and must not overlap another edit's old_text.",
         ],
     )
-    return govern_builtin(definition, cwd)
 
 
 def prepare_edit_arguments(raw: Any) -> Any:
@@ -240,3 +240,29 @@ def _diff_path(resolved: str, cwd: str) -> str:
     if resolved == root or resolved.startswith(root.rstrip("/") + "/"):
         return posixpath.relpath(resolved, root)
     return resolved.lstrip("/")
+
+
+def _render_call(args: Mapping[str, Any]) -> str:
+    edits = args.get("edits")
+    count = len(edits) if isinstance(edits, list) else "?"
+    return f"edit {short(args.get('path'))} ({count} edit{'' if count == 1 else 's'})"
+
+
+def _render_result(result: AgentToolResult, details: Mapping[str, Any]) -> str:
+    diff_lines = str(details["diff"]).splitlines()
+    body = diff_lines[2:] if diff_lines[:1] and diff_lines[0].startswith("--- ") else diff_lines
+    added = sum(1 for line in body if line.startswith("+"))
+    removed = sum(1 for line in body if line.startswith("-"))
+    return f"+{added} -{removed} lines, first change at line {details['first_changed_line']}"
+
+
+TOOL = BuiltinTool(
+    name="edit",
+    define=_define,
+    exposure={"path": Review.INCLUDE, "edits": Review.REDACT},
+    governance=path_governance("write"),
+    render_call=_render_call,
+    render_result=_render_result,
+    default=True,
+)
+"""``edit``: its definition, review exposure, governance and renderers."""

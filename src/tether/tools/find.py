@@ -7,20 +7,21 @@ turns the outcome into sorted relative POSIX paths, one per line, capped at ``li
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from tether.agent import AgentToolResult, ToolError, UpdateCallback
 from tether.ai import AbortError, AbortSignal, TextContent
+from tether.gate import Review
 
-from ._builtin_governance import govern_builtin
+from ._builtin import BuiltinTool, path_governance
 from ._definition import ToolContext, ToolDefinition
 from ._paths import resolve_path
-from ._rendering import CALL_RENDERERS, RESULT_RENDERERS
+from ._rendering import quoted, short
 from ._truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, format_size, truncate_head
-from .operations._local import LocalOperations
 from .operations._protocols import FindOperations, FindOutcome
 
-__all__ = ["create_find_tool"]
+__all__ = ["TOOL", "create_find_tool"]
 
 _DEFAULT_LIMIT = 1000
 
@@ -58,8 +59,10 @@ _PARAMETERS: dict[str, Any] = {
 
 def create_find_tool(cwd: str, *, operations: FindOperations | None = None) -> ToolDefinition:
     """A ``find`` tool listing files under ``cwd`` via ``operations`` (default: this machine)."""
-    ops: FindOperations = operations if operations is not None else LocalOperations()
+    return TOOL.create(cwd, operations=operations)
 
+
+def _define(cwd: str, ops: FindOperations) -> ToolDefinition:
     async def execute(
         tool_call_id: str,
         params: dict[str, Any],
@@ -82,10 +85,8 @@ def create_find_tool(cwd: str, *, operations: FindOperations | None = None) -> T
             raise ToolError(f"find for {pattern!r} was aborted.") from None
         return _find_result(outcome, limit)
 
-    definition = ToolDefinition(
+    return ToolDefinition(
         name="find",
-        render_call=CALL_RENDERERS["find"],
-        render_result=RESULT_RENDERERS["find"],
         label="find",
         description=_DESCRIPTION,
         parameters=_PARAMETERS,
@@ -95,7 +96,6 @@ def create_find_tool(cwd: str, *, operations: FindOperations | None = None) -> T
             "Use find to locate files by name instead of running find or ls -R through bash.",
         ],
     )
-    return govern_builtin(definition, cwd)
 
 
 def _find_result(outcome: FindOutcome, limit: int) -> AgentToolResult:
@@ -131,3 +131,27 @@ def _find_result(outcome: FindOutcome, limit: int) -> AgentToolResult:
         "truncated_by": truncation.truncated_by,
     }
     return AgentToolResult(content=[TextContent(text)], details=details)
+
+
+def _render_call(args: Mapping[str, Any]) -> str:
+    where = f" in {short(args['path'])}" if args.get("path") else ""
+    return f"find {quoted(args.get('pattern'))}{where}"
+
+
+def _render_result(result: AgentToolResult, details: Mapping[str, Any]) -> str:
+    count = details["count"]
+    shown = f"{count} file{'' if count == 1 else 's'}"
+    return shown + (", limit reached" if details.get("result_limit_reached") else "")
+
+
+TOOL = BuiltinTool(
+    name="find",
+    define=_define,
+    exposure={"pattern": Review.INCLUDE, "path": Review.INCLUDE, "limit": Review.INCLUDE},
+    governance=path_governance("read"),
+    read_only=True,
+    idempotent=True,
+    render_call=_render_call,
+    render_result=_render_result,
+)
+"""``find``: its definition, review exposure, governance and renderers."""

@@ -9,16 +9,17 @@ every cut saying how to see the rest.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from tether.agent import AgentToolResult, ToolError, UpdateCallback
 from tether.ai import AbortError, AbortSignal, TextContent
+from tether.gate import Review
 
-from ._builtin_governance import govern_builtin
+from ._builtin import BuiltinTool, path_governance
 from ._definition import ToolContext, ToolDefinition
 from ._paths import resolve_path
-from ._rendering import CALL_RENDERERS, RESULT_RENDERERS
+from ._rendering import quoted, short
 from ._truncate import (
     DEFAULT_MAX_BYTES,
     DEFAULT_MAX_LINES,
@@ -27,10 +28,9 @@ from ._truncate import (
     truncate_head,
     truncate_line,
 )
-from .operations._local import LocalOperations
 from .operations._protocols import GrepLine, GrepOperations, GrepOutcome, GrepQuery
 
-__all__ = ["create_grep_tool"]
+__all__ = ["TOOL", "create_grep_tool"]
 
 DEFAULT_GREP_LIMIT = 100
 
@@ -86,8 +86,10 @@ _PARAMETERS: dict[str, Any] = {
 
 def create_grep_tool(cwd: str, *, operations: GrepOperations | None = None) -> ToolDefinition:
     """A ``grep`` tool searching under ``cwd`` through ``operations`` (default: this machine)."""
-    ops: GrepOperations = operations if operations is not None else LocalOperations()
+    return TOOL.create(cwd, operations=operations)
 
+
+def _define(cwd: str, ops: GrepOperations) -> ToolDefinition:
     async def execute(
         tool_call_id: str,
         params: dict[str, Any],
@@ -119,10 +121,8 @@ def create_grep_tool(cwd: str, *, operations: GrepOperations | None = None) -> T
             raise ToolError(f"grep for {pattern!r} was aborted.") from None
         return _grep_result(outcome, limit)
 
-    definition = ToolDefinition(
+    return ToolDefinition(
         name="grep",
-        render_call=CALL_RENDERERS["grep"],
-        render_result=RESULT_RENDERERS["grep"],
         label="grep",
         description=_DESCRIPTION,
         parameters=_PARAMETERS,
@@ -133,7 +133,6 @@ def create_grep_tool(cwd: str, *, operations: GrepOperations | None = None) -> T
             "Narrow broad searches with path and glob before raising limit.",
         ],
     )
-    return govern_builtin(definition, cwd)
 
 
 def _invalid_query_message(query: GrepQuery, reason: str) -> str:
@@ -204,3 +203,46 @@ def _grep_result(outcome: GrepOutcome, limit: int) -> AgentToolResult:
         "truncated_by": truncation.truncated_by,
     }
     return AgentToolResult(content=[TextContent(text)], details=details)
+
+
+def _render_call(args: Mapping[str, Any]) -> str:
+    flags = [
+        flag
+        for flag, present in (
+            ("ignore case", args.get("ignore_case")),
+            ("literal", args.get("literal")),
+            (f"context {args.get('context')}", args.get("context")),
+            (f"glob {args.get('glob')}", args.get("glob")),
+        )
+        if present
+    ]
+    where = f" in {short(args['path'])}" if args.get("path") else ""
+    shown = f"grep {quoted(args.get('pattern'))}{where}"
+    return shown + (f" ({', '.join(flags)})" if flags else "")
+
+
+def _render_result(result: AgentToolResult, details: Mapping[str, Any]) -> str:
+    count = details["match_count"]
+    shown = f"{count} match{'' if count == 1 else 'es'}"
+    return shown + (", limit reached" if details.get("match_limit_reached") else "")
+
+
+TOOL = BuiltinTool(
+    name="grep",
+    define=_define,
+    exposure={
+        "pattern": Review.INCLUDE,
+        "path": Review.INCLUDE,
+        "glob": Review.INCLUDE,
+        "ignore_case": Review.INCLUDE,
+        "literal": Review.INCLUDE,
+        "context": Review.INCLUDE,
+        "limit": Review.INCLUDE,
+    },
+    governance=path_governance("read"),
+    read_only=True,
+    idempotent=True,
+    render_call=_render_call,
+    render_result=_render_result,
+)
+"""``grep``: its definition, review exposure, governance and renderers."""

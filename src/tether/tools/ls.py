@@ -8,19 +8,21 @@ notice giving the total and how to see the rest.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from tether.agent import AgentToolResult, ToolError, UpdateCallback
 from tether.ai import AbortSignal, TextContent, clean_text
+from tether.gate import Review
 
-from ._builtin_governance import govern_builtin
+from ._builtin import BuiltinTool, path_governance
 from ._definition import ToolContext, ToolDefinition
 from ._paths import resolve_path
-from ._rendering import CALL_RENDERERS, RESULT_RENDERERS
+from ._rendering import short
 from ._truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, format_size, truncate_head
 from .operations._protocols import DirEntry, LsOperations
 
-__all__ = ["DEFAULT_LS_LIMIT", "create_ls_tool"]
+__all__ = ["DEFAULT_LS_LIMIT", "TOOL", "create_ls_tool"]
 
 DEFAULT_LS_LIMIT = 500
 
@@ -43,12 +45,10 @@ _PARAMETERS: dict[str, Any] = {
 
 def create_ls_tool(cwd: str, *, operations: LsOperations | None = None) -> ToolDefinition:
     """The ``ls`` tool rooted at ``cwd``."""
-    if operations is None:
-        from .operations._local import LocalOperations
+    return TOOL.create(cwd, operations=operations)
 
-        operations = LocalOperations()
-    ops: LsOperations = operations
 
+def _define(cwd: str, ops: LsOperations) -> ToolDefinition:
     async def execute(
         tool_call_id: str,
         params: dict[str, Any],
@@ -74,10 +74,8 @@ def create_ls_tool(cwd: str, *, operations: LsOperations | None = None) -> ToolD
             raise ToolError(f"Permission denied: cannot list {path}.") from exc
         return _listing(resolved, entries, limit)
 
-    definition = ToolDefinition(
+    return ToolDefinition(
         name="ls",
-        render_call=CALL_RENDERERS["ls"],
-        render_result=RESULT_RENDERERS["ls"],
         label="List",
         description=(
             "List a directory's entries, sorted case-insensitively, including dotfiles; "
@@ -89,7 +87,6 @@ def create_ls_tool(cwd: str, *, operations: LsOperations | None = None) -> ToolD
         prompt_snippet="List the entries of a directory",
         prompt_guidelines=["Use ls to look at a directory instead of running ls in bash."],
     )
-    return govern_builtin(definition, cwd)
 
 
 def _listing(resolved: str, entries: list[DirEntry], limit: int) -> AgentToolResult:
@@ -140,3 +137,26 @@ def _shown(name: str) -> str:
         return name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
     except UnicodeEncodeError:  # a surrogate no OS decoding makes: replaced
         return clean_text(name)[0]
+
+
+def _render_call(args: Mapping[str, Any]) -> str:
+    return f"ls {short(args.get('path') or '.')}"
+
+
+def _render_result(result: AgentToolResult, details: Mapping[str, Any]) -> str:
+    total, shown = details["total_entries"], details.get("shown_entries", 0)
+    text = f"{total} entr{'y' if total == 1 else 'ies'}"
+    return text + (f", {shown} shown" if shown < total else "")
+
+
+TOOL = BuiltinTool(
+    name="ls",
+    define=_define,
+    exposure={"path": Review.INCLUDE, "limit": Review.INCLUDE},
+    governance=path_governance("read"),
+    read_only=True,
+    idempotent=True,
+    render_call=_render_call,
+    render_result=_render_result,
+)
+"""``ls``: its definition, review exposure, governance and renderers."""

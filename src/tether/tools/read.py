@@ -18,17 +18,19 @@ from __future__ import annotations
 import asyncio
 import base64
 import shlex
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from tether.agent import AgentToolResult, ToolError, UpdateCallback
 from tether.ai import AbortSignal, ImageContent, TextContent
+from tether.gate import Review
 
-from ._builtin_governance import govern_builtin
+from ._builtin import BuiltinTool, path_governance
 from ._definition import ToolContext, ToolDefinition
 from ._images import IMAGE_MAX_SIDE, ImageDecodeError, detect_image_mime_type, prepare_image
 from ._paths import resolve_path
-from ._rendering import CALL_RENDERERS, RESULT_RENDERERS
+from ._rendering import short
 from ._truncate import (
     DEFAULT_MAX_BYTES,
     DEFAULT_MAX_LINES,
@@ -38,7 +40,7 @@ from ._truncate import (
 )
 from .operations._protocols import ReadOperations
 
-__all__ = ["READ_CHUNK_BYTES", "create_read_tool"]
+__all__ = ["READ_CHUNK_BYTES", "TOOL", "create_read_tool"]
 
 READ_CHUNK_BYTES = 64 * 1024
 """How much one ``read_range`` call asks for."""
@@ -221,12 +223,10 @@ def create_read_tool(
 
     ``auto_resize_images=False`` sends images as they are on disk, whatever their size.
     """
-    if operations is None:
-        from .operations._local import LocalOperations
+    return TOOL.create(cwd, operations=operations, auto_resize_images=auto_resize_images)
 
-        operations = LocalOperations()
-    ops: ReadOperations = operations
 
+def _define(cwd: str, ops: ReadOperations, *, auto_resize_images: bool = True) -> ToolDefinition:
     async def execute(
         tool_call_id: str,
         params: dict[str, Any],
@@ -265,10 +265,8 @@ def create_read_tool(
                 f"{path} is a directory, not a file. Use ls to list its entries."
             ) from exc
 
-    definition = ToolDefinition(
+    return ToolDefinition(
         name="read",
-        render_call=CALL_RENDERERS["read"],
-        render_result=RESULT_RENDERERS["read"],
         label="Read",
         description=(
             "Read a file. Text comes back as stored, up to "
@@ -286,7 +284,6 @@ def create_read_tool(
             "Read large files in pieces: follow the continuation notice's offset.",
         ],
     )
-    return govern_builtin(definition, cwd)
 
 
 async def _read_text(
@@ -459,3 +456,45 @@ async def _read_image(
     return AgentToolResult(
         [TextContent(note), ImageContent(data=encoded, mime_type=image.mime_type)], details=details
     )
+
+
+def _render_call(args: Mapping[str, Any]) -> str:
+    offset, limit = args.get("offset"), args.get("limit")
+    if offset is None and limit is None:
+        return f"read {short(args.get('path'))}"
+    first = offset or 1
+    last = f"{first + limit - 1}" if isinstance(limit, int) and isinstance(first, int) else ""
+    return f"read {short(args.get('path'))}:{first}-{last}"
+
+
+def _render_result(result: AgentToolResult, details: Mapping[str, Any]) -> str:
+    if "mime_type" in details:
+        shown = f"image {details['mime_type']} {details['width']}x{details['height']}"
+        original = (details["original_width"], details["original_height"])
+        if original != (details["width"], details["height"]):
+            shown += f" (resized from {original[0]}x{original[1]})"
+        return shown
+    total = details.get("total_lines")
+    if total == 0:
+        return "empty file"
+    if "line_bytes" in details:
+        return f"line {details['start_line']} alone is {details['line_bytes']:,} bytes: not shown"
+    shown = f"lines {details['start_line']}-{details['end_line']}"
+    shown += f" of {total}" if total is not None else ""
+    if details.get("next_offset"):
+        shown += f", more from offset={details['next_offset']}"
+    return shown
+
+
+TOOL = BuiltinTool(
+    name="read",
+    define=_define,
+    exposure={"path": Review.INCLUDE, "offset": Review.INCLUDE, "limit": Review.INCLUDE},
+    governance=path_governance("read"),
+    read_only=True,
+    idempotent=True,
+    render_call=_render_call,
+    render_result=_render_result,
+    default=True,
+)
+"""``read``: its definition, review exposure, governance and renderers."""

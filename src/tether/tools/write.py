@@ -9,19 +9,21 @@ mutation queue, keyed by the real path, so a parallel batch touching the same fi
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from tether.agent import AgentToolResult, ToolError, UpdateCallback
 from tether.ai import AbortSignal, TextContent
+from tether.gate import Review
 
-from ._builtin_governance import govern_builtin
+from ._builtin import BuiltinTool, path_governance
 from ._definition import ToolContext, ToolDefinition
 from ._mutation_queue import with_file_mutation_queue
 from ._paths import resolve_path
-from ._rendering import CALL_RENDERERS, RESULT_RENDERERS
+from ._rendering import short
 from .operations._protocols import WriteOperations
 
-__all__ = ["create_write_tool"]
+__all__ = ["TOOL", "create_write_tool"]
 
 _PARAMETERS: dict[str, Any] = {
     "type": "object",
@@ -41,12 +43,10 @@ _PARAMETERS: dict[str, Any] = {
 
 def create_write_tool(cwd: str, *, operations: WriteOperations | None = None) -> ToolDefinition:
     """The ``write`` tool rooted at ``cwd``."""
-    if operations is None:
-        from .operations._local import LocalOperations
+    return TOOL.create(cwd, operations=operations)
 
-        operations = LocalOperations()
-    ops: WriteOperations = operations
 
+def _define(cwd: str, ops: WriteOperations) -> ToolDefinition:
     async def execute(
         tool_call_id: str,
         params: dict[str, Any],
@@ -80,10 +80,8 @@ def create_write_tool(cwd: str, *, operations: WriteOperations | None = None) ->
             details={"path": resolved, "bytes": size},
         )
 
-    definition = ToolDefinition(
+    return ToolDefinition(
         name="write",
-        render_call=CALL_RENDERERS["write"],
-        render_result=RESULT_RENDERERS["write"],
         label="Write",
         description=(
             "Write a file: create it, or replace its whole content. Parent directories are "
@@ -97,4 +95,27 @@ def create_write_tool(cwd: str, *, operations: WriteOperations | None = None) ->
             "a file.",
         ],
     )
-    return govern_builtin(definition, cwd)
+
+
+def _render_call(args: Mapping[str, Any]) -> str:
+    content = args.get("content")
+    size = len(content.encode("utf-8")) if isinstance(content, str) else "?"
+    return f"write {short(args.get('path'))} ({size} byte{'' if size == 1 else 's'})"
+
+
+def _render_result(result: AgentToolResult, details: Mapping[str, Any]) -> str:
+    count = details["bytes"]
+    return f"wrote {count:,} byte{'' if count == 1 else 's'}"
+
+
+TOOL = BuiltinTool(
+    name="write",
+    define=_define,
+    exposure={"path": Review.INCLUDE, "content": Review.REDACT},
+    governance=path_governance("write"),
+    idempotent=True,
+    render_call=_render_call,
+    render_result=_render_result,
+    default=True,
+)
+"""``write``: its definition, review exposure, governance and renderers."""
