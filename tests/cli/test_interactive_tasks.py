@@ -24,8 +24,8 @@ async def test_the_status_line_counts_running_tasks_and_tasks_lists_and_kills_th
     async with launch(replies) as terminal:
         pane = terminal.pane
         await send(pane, "follow the log")
-        text = await pane.wait_for("Following the log.")
-        assert "1 task running (/tasks)" in text
+        await pane.wait_for("Following the log.")
+        await pane.wait_for("1 task running (/tasks)")  # the status line redraws after the reply
         await send(pane, "/tasks")
         listed = await pane.wait_for("/tasks kill ID stops one")
         assert "#1 running" in listed and "second-line" in listed

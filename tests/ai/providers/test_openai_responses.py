@@ -498,10 +498,17 @@ async def test_abort_during_the_retry_wait_ends_at_once() -> None:
     limited = json_reply(429, {"error": {"message": "later"}}, {"retry-after": "30"})
     controller = AbortController()
     async with LoopbackServer([limited]) as server:
-        asyncio.get_running_loop().call_later(0.2, controller.abort)
-        started = time.monotonic()
+
+        async def abort_once_asked() -> float:
+            while not server.requests:  # the 429 has been sent: the client is in its wait
+                await asyncio.sleep(0.01)
+            await asyncio.sleep(0.1)
+            controller.abort()
+            return time.monotonic()
+
+        aborter = asyncio.ensure_future(abort_once_asked())
         _events, message = await run(server, signal=controller.signal)
-        elapsed = time.monotonic() - started
+        elapsed = time.monotonic() - await aborter
     assert message.stop_reason == "aborted" and elapsed < 2
     assert len(server.requests) == 1
 
