@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from importlib import import_module
 from types import ModuleType
 
-from tether.ai.providers import data_dir
+from tether._home import data_dir
 
 __all__ = [
     "DEFAULT_APPROVAL_EXPIRY",

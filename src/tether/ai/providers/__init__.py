@@ -12,16 +12,17 @@ built-in OpenAI, Anthropic and local ones, and those of ``models.toml`` in :func
 (:func:`load_models_config`; compatible servers get :func:`detect_compat`'s flags). Keys come
 from ``options.api_key``, else the provider's environment variable (:func:`api_key_env`).
 What tether keeps goes in :func:`data_dir`, written only by :func:`open_private`,
-:func:`write_private` and :func:`private_dir`: 0600 files, 0700 directories.
+:func:`write_private` and :func:`private_dir`: 0600 files, 0700 directories (these five live in
+the layer-0 ``tether._home``, which every package uses; they are offered here as before).
 """
+
+from tether._home import config_dir, data_dir, open_private, private_dir, write_private
 
 from ._compat import detect_compat
 from ._config import ModelsConfigError
-from ._dirs import config_dir, data_dir
 from ._dispatch import API_MODULES, complete, stream
 from ._errors import CONTEXT_OVERFLOW_NOTE
 from ._keys import api_key_env, register_api_key_env
-from ._private_files import open_private, private_dir, write_private
 from ._registry import UnknownModelError, get_model, list_models, load_models_config
 from ._tool_choice import TOOL_CHOICES
 from ._transform import transform_messages

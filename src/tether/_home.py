@@ -1,13 +1,21 @@
-"""Files only their owner may read: how tether writes what it keeps.
+"""Where tether keeps its files, and how it writes them: layer 0, below every package.
 
-Sessions, exports, logs, pins and the MCP token hold what a person typed and what tools printed,
-secrets included. So every file tether writes is 0600 and every directory it makes 0700, whatever
-the umask, and never anything wider even for a moment: a file is created by ``os.open`` with mode
-0600 and then ``fchmod``-ed (the umask can only remove bits; an existing file is tightened too), a
-directory by ``os.mkdir`` with mode 0700 and then ``chmod``-ed. The data directory
-(:func:`data_dir`) and every directory inside it are tightened to 0700 when tether writes there,
-so an older, wider layout becomes private on first use; an existing directory outside it (a
-person's project holding a ``--session`` file) is left as it is.
+Directories. With ``TETHER_HOME`` set, that one directory holds everything (``models.toml``,
+``config.toml``, ``sessions/``); otherwise configuration lives in the user config directory and
+data (sessions, logs, pins) in the user data directory for ``tether``, as platformdirs names them.
+The paths are computed on each call (a test or a person may change ``TETHER_HOME``); nothing is
+created by asking.
+
+Private files. Sessions, exports, logs, pins and the MCP token hold what a person typed and what
+tools printed, secrets included. So every file tether writes is 0600 and every directory it makes
+0700, whatever the umask, and never anything wider even for a moment: a file is created by
+``os.open`` with mode 0600 and then ``fchmod``-ed (the umask can only remove bits; an existing
+file is tightened too), a directory by ``os.mkdir`` with mode 0700 and then ``chmod``-ed. The data
+directory and every directory inside it are tightened to 0700 when tether writes there, so an
+older, wider layout becomes private on first use; an existing directory outside it (a person's
+project holding a ``--session`` file) is left as it is.
+
+Imports nothing of tether; ``ai.providers`` re-exports the public names.
 """
 
 from __future__ import annotations
@@ -18,13 +26,56 @@ import tempfile
 from pathlib import Path
 from typing import Literal, TextIO
 
-from ._dirs import data_dir
+__all__ = [
+    "config_dir",
+    "config_toml_path",
+    "data_dir",
+    "models_config_path",
+    "open_private",
+    "private_dir",
+    "write_private",
+]
 
-__all__ = ["open_private", "private_dir", "write_private"]
+_APP = "tether"
 
 StrPath = str | os.PathLike[str]
 
 _FLAGS = {"a": os.O_APPEND, "w": os.O_TRUNC, "x": os.O_EXCL}
+
+
+def config_dir() -> Path:
+    """The directory of ``models.toml`` and ``config.toml``."""
+    home = _tether_home()
+    if home is not None:
+        return home
+    import platformdirs
+
+    return Path(platformdirs.user_config_dir(_APP, appauthor=False))
+
+
+def data_dir() -> Path:
+    """The directory that holds ``sessions/`` and everything else tether keeps."""
+    home = _tether_home()
+    if home is not None:
+        return home
+    import platformdirs
+
+    return Path(platformdirs.user_data_dir(_APP, appauthor=False))
+
+
+def models_config_path() -> Path:
+    """The ``models.toml`` read when no other path is given."""
+    return config_dir() / "models.toml"
+
+
+def config_toml_path() -> Path:
+    """The ``config.toml`` (default model, MCP servers, hands) read when no other path is given."""
+    return config_dir() / "config.toml"
+
+
+def _tether_home() -> Path | None:
+    home = os.environ.get("TETHER_HOME")
+    return Path(home).expanduser() if home else None
 
 
 def private_dir(path: StrPath) -> Path:
