@@ -60,7 +60,7 @@ from tether.ai import (
     parse_streaming_json,
 )
 from tether.ai.providers import stream
-from tether.ai.providers._arguments import StreamingArguments
+from tether.ai.providers._wire import StreamingArguments
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from tether.ai import parse_streaming_json
 from tether.ai._incremental_json import IncrementalObjectParser
-from tether.ai.providers._arguments import StreamingArguments
+from tether.ai.providers._wire import StreamingArguments
 
 _TRAILING_NUMBER = re.compile(r"[-+.eE0-9]+\Z")
 

@@ -19,9 +19,9 @@ import openai
 
 from .._stream import StreamOptions
 from .._types import Model
-from ._client_cache import cached_client
 from ._errors import failure_text, provider_label
 from ._keys import api_key_env
+from ._wire import cached_client
 
 __all__ = [
     "error_payload_text",

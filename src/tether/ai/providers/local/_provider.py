@@ -6,8 +6,8 @@ downloaded at run time). A model whose ``base_url`` is set runs that GGUF file i
 
 The model reads the tools described in its system message and can only reply with plain text or
 one call ``{"name": ..., "arguments": ...}`` that the grammar holds to the offered tools' schemas
-(:mod:`._local_grammar`). Generation runs in a child process, one per model file, started on
-first use and kept for later turns (:mod:`._local_process`, :mod:`._local_worker`), so nothing
+(:mod:`._grammar`). Generation runs in a child process, one per model file, started on
+first use and kept for later turns (:mod:`._process`, :mod:`._worker`), so nothing
 llama.cpp does can take tether down: a worker that dies ends the message with stop reason
 ``error`` and says why, and the next request starts a fresh one. Its tokens reach this async
 generator through the event loop and leave as tether's events — text deltas, or a tool call
@@ -42,15 +42,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from .._confirm_request import without_confirm_request
-from .._stream import AssistantMessageEvent, StreamOptions
-from .._types import Context, Model, Tool
-from ._assembler import Events, MessageAssembler
-from ._errors import failure_text
-from ._local_process import worker_for
-from ._local_prompt import call_head, chat_messages
-from ._local_reports import Finished, Prompted, Report
-from ._tool_choice import TOOL_CHOICES
+from ..._confirm_request import without_confirm_request
+from ..._stream import AssistantMessageEvent, StreamOptions
+from ..._types import Context, Model, Tool
+from .._errors import failure_text
+from .._tool_choice import TOOL_CHOICES
+from .._wire import Events, MessageAssembler
+from ._process import worker_for
+from ._prompt import call_head, chat_messages
+from ._reports import Finished, Prompted, Report
 
 __all__ = [
     "BUNDLED_GGUF",

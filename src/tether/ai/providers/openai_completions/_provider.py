@@ -3,9 +3,9 @@ vLLM, llama.cpp's server, LM Studio, OpenRouter, Groq...), as a :data:`~tether.a
 
 The official ``openai`` SDK sends the request: its auth, its retries of 429, 5xx and refused
 connections (honouring ``Retry-After``) and its error types all apply. The 200 stream is read
-raw (``with_streaming_response``) and parsed here (:mod:`._completions_stream`), because
+raw (``with_streaming_response``) and parsed here (:mod:`._chunks`), because
 building the SDK's pydantic object per chunk is most of the cost of a long streamed tool call.
-The request body: :mod:`._completions_request`. An error inside the stream, or a dropped
+The request body: :mod:`._request`. An error inside the stream, or a dropped
 connection, before anything reached the caller is tried again with backoff; every failure
 ends in an ``error`` event, and an abort closes the connection at once.
 """
@@ -21,17 +21,12 @@ from typing import Any
 import httpx2
 import openai
 
-from .._stream import AssistantMessageEvent, StreamDone, StreamError, StreamOptions
-from .._types import Context, Model
-from ._abort_guard import Aborted, AbortGuard
-from ._assembler import MessageAssembler
-from ._compat import learn_rejected_null_content
-from ._completions_request import compat_for, request_body
-from ._completions_stream import CompletionsStreamReader, StreamFault
-from ._empty_stream import diagnose_empty_stream
-from ._errors import dropped_stream_text, failure_text, is_retryable_status, retry_delay
-from ._keys import api_key_for
-from ._openai_client import (
+from ..._stream import AssistantMessageEvent, StreamDone, StreamError, StreamOptions
+from ..._types import Context, Model
+from .._compat import learn_rejected_null_content
+from .._errors import dropped_stream_text, failure_text, is_retryable_status, retry_delay
+from .._keys import api_key_for
+from .._openai_client import (
     error_payload_text,
     missing_key_text,
     openai_client,
@@ -39,6 +34,10 @@ from ._openai_client import (
     rejects_null_content,
     sent_null_content,
 )
+from .._wire import Aborted, AbortGuard, MessageAssembler
+from ._chunks import CompletionsStreamReader, StreamFault
+from ._empty_stream import diagnose_empty_stream
+from ._request import compat_for, request_body
 
 __all__ = ["stream"]
 

@@ -3,8 +3,8 @@
 The request goes through the official SDK (``anthropic.AsyncAnthropic``), which keeps its
 authentication headers, ``anthropic-version``, its retries of 429 / 5xx / 529 / dropped
 connections with backoff that honours ``Retry-After``, and its error types. The reply is read as
-the SDK's raw streamed response, split into events by :mod:`._sse` and parsed with jiter — no
-pydantic object per event — then turned into tether's events by :mod:`._anthropic_events`. A
+the SDK's raw streamed response, split into events by :class:`~.._wire.SSEDecoder` and parsed
+with jiter — no pydantic object per event — then turned into tether's events by :mod:`._events`. A
 failure inside the 200 stream (an ``error`` event such as ``overloaded_error``, a connection
 cut) before any content reached the caller is retried too, at most ``max_retries`` times; after
 that it ends the message with stop reason ``error``, the partial content kept. An abort closes
@@ -22,22 +22,19 @@ import anthropic
 import httpx2
 import jiter
 
-from .._stream import AssistantMessageEvent, StreamOptions
-from .._types import Context, Model
-from ._abort_guard import Aborted, AbortGuard
-from ._anthropic_events import EventTranslator, StreamFailure, error_detail
-from ._anthropic_request import request_body
-from ._assembler import MessageAssembler
-from ._client_cache import cached_client
-from ._errors import (
+from ..._stream import AssistantMessageEvent, StreamOptions
+from ..._types import Context, Model
+from .._errors import (
     dropped_stream_text,
     failure_text,
     provider_label,
     retry_delay,
     scrub_secrets,
 )
-from ._keys import api_key_env, api_key_for
-from ._sse import SSEDecoder
+from .._keys import api_key_env, api_key_for
+from .._wire import Aborted, AbortGuard, MessageAssembler, SSEDecoder, cached_client
+from ._events import EventTranslator, StreamFailure, error_detail
+from ._request import request_body
 
 __all__ = ["stream"]
 

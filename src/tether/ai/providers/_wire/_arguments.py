@@ -26,7 +26,7 @@ from typing import Any
 
 import jiter
 
-from .._incremental_json import IncrementalObjectParser
+from ..._incremental_json import IncrementalObjectParser
 
 __all__ = ["StreamingArguments"]
 

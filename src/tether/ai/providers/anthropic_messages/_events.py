@@ -13,9 +13,9 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from .._types import StopReason
-from ._assembler import Events, MessageAssembler
-from ._errors import failure_text, is_context_overflow
+from ..._types import StopReason
+from .._errors import failure_text, is_context_overflow
+from .._wire import Events, MessageAssembler
 
 __all__ = ["EventTranslator", "StreamFailure", "error_detail"]
 

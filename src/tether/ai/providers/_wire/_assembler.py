@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Hashable
 from dataclasses import dataclass
 
-from .._stream import (
+from ..._stream import (
     AssistantMessageEvent,
     StreamDone,
     StreamError,
@@ -29,7 +29,7 @@ from .._stream import (
     ToolCallEnd,
     ToolCallStart,
 )
-from .._types import (
+from ..._types import (
     AssistantMessage,
     Model,
     StopReason,

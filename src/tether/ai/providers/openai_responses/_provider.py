@@ -5,7 +5,7 @@ honouring ``Retry-After``, its error types), but the 200 stream is read raw: its
 into server-sent events and each event is parsed with jiter into a dict, instead of a pydantic
 object per event. A stream that drops before its first event is tried again with backoff,
 within ``max_retries``. Request mapping (replay of reasoning items, ``call_id|item_id`` tool-call
-ids): :mod:`._responses_request`; events: :mod:`._responses_events`. Every failure, before or
+ids): :mod:`._request`; events: :mod:`._events`. Every failure, before or
 inside the stream, ends as an ``error`` event; an abort closes the connection at once and ends
 with stop reason ``aborted``. The response and the client are closed before the final event is
 yielded, since callers stop iterating there.
@@ -23,16 +23,14 @@ import httpx2
 import jiter
 import openai
 
-from .._stream import AssistantMessageEvent, StreamOptions
-from .._types import Context, Model
-from ._abort_guard import Aborted, AbortGuard
-from ._assembler import MessageAssembler
-from ._errors import dropped_stream_text, failure_text, retry_delay
-from ._keys import api_key_for
-from ._openai_client import missing_key_text, openai_client, openai_failure_text
-from ._responses_events import ResponsesEvents
-from ._responses_request import request_body
-from ._sse import SSEDecoder
+from ..._stream import AssistantMessageEvent, StreamOptions
+from ..._types import Context, Model
+from .._errors import dropped_stream_text, failure_text, retry_delay
+from .._keys import api_key_for
+from .._openai_client import missing_key_text, openai_client, openai_failure_text
+from .._wire import Aborted, AbortGuard, MessageAssembler, SSEDecoder
+from ._events import ResponsesEvents
+from ._request import request_body
 
 __all__ = ["stream"]
 
