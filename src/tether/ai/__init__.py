@@ -13,8 +13,8 @@ from ._confirm_request import (
     confirm_request_schema,
     without_confirm_request,
 )
+from ._incremental_json import parse_streaming_json
 from ._json import from_json, to_json
-from ._partial_json import parse_streaming_json
 from ._stream import (
     AssistantMessageEvent,
     ReasoningLevel,

@@ -133,6 +133,18 @@ class MessageAssembler:
         events.extend(self.close_text())
         return events
 
+    def text_block(self, text: str) -> Events:
+        """A whole text block at once, closed (an empty one too: a script may hold one)."""
+        events = self.start()
+        events.extend(self.close_text())
+        block = TextContent("")
+        events.extend(self._begin(block))
+        if text:
+            block.text = text
+            events.append(TextDelta(len(self.partial.content) - 1, text, self.partial))
+        events.extend(self.close_text())
+        return events
+
     def close_text(self) -> Events:
         """End the open text or thinking block, if any."""
         index = self._open
