@@ -21,6 +21,7 @@ from typing import TypeAlias
 
 from pydantic_core import to_json
 
+from ._abort import AbortSignal
 from ._stream import AssistantMessageEvent, StreamDone, StreamError, StreamOptions
 from ._types import (
     AssistantContent,
@@ -122,25 +123,17 @@ class FauxModel:
                 yield failure
             return
         pacing = self.delay is not None
-        batches = self._step_events(scripted, assembler)
-        pending: Iterator[AssistantMessageEvent] = iter(())
-        while True:
-            if pacing:
-                await asyncio.sleep(self.delay or 0)
-            if signal is not None and signal.aborted:
-                for ending in assembler.fail("aborted", ABORTED):
-                    yield ending
-                return
-            event: AssistantMessageEvent | None = next(pending, None)
-            while event is None:  # the next batch is built only now: after the abort check
-                batch = next(batches, None)
-                if batch is None:
-                    break
-                pending = iter(batch)
-                event = next(pending, None)
-            if event is None:
-                break
-            yield event
+        for batch in self._step_events(scripted, assembler, signal):
+            for event in batch:
+                if pacing:
+                    await asyncio.sleep(self.delay or 0)
+                if signal is not None and signal.aborted:
+                    break  # and the next batch is not built
+                yield event
+        if signal is not None and signal.aborted:
+            for ending in assembler.fail("aborted", ABORTED):
+                yield ending
+            return
         partial.stop_reason = scripted.stop_reason
         partial.usage = replace(scripted.usage)
         partial.error_message = scripted.error_message
@@ -178,35 +171,43 @@ class FauxModel:
         return faux_message(*step)
 
     def _step_events(
-        self, scripted: AssistantMessage, assembler: MessageAssembler
+        self, scripted: AssistantMessage, assembler: MessageAssembler, signal: AbortSignal | None
     ) -> Iterator[Events]:
         """The events of the step's blocks, each batch built by the shared assembler just
-        before it is yielded; tool calls end with the script's own arguments and error."""
+        before it is yielded (none once the signal fired, so ``partial`` holds only what was
+        streamed); a tool call ends with the script's own arguments and error."""
         yield assembler.start()
         for index, block in enumerate(scripted.content):
+            if signal is not None and signal.aborted:
+                return
             if isinstance(block, TextContent):
                 chunks = self._chunks(block.text)
                 if not chunks:
                     yield assembler.text_block("")
                 for chunk in chunks:
+                    if signal is not None and signal.aborted:
+                        return
                     yield assembler.text(chunk)
+                yield assembler.close_text()
             elif isinstance(block, ThinkingContent):
                 chunks = self._chunks(block.thinking)
                 if not chunks:
                     yield assembler.thinking_block("", None, redacted=False)
                 for chunk in chunks:
+                    if signal is not None and signal.aborted:
+                        return
                     yield assembler.thinking(chunk)
+                yield assembler.close_text()
             else:
                 yield assembler.tool_call_start(index, block.id, block.name)
-                for chunk in self._chunks(to_json(block.arguments).decode()):
+                chunks = self._chunks(to_json(block.arguments).decode())
+                for chunk in chunks[:-1]:
+                    if signal is not None and signal.aborted:
+                        return
                     yield assembler.tool_call_delta(index, chunk)
-                events = assembler.tool_call_end(index)
-                call = assembler.partial.content[-1]
-                assert isinstance(call, ToolCall)
-                call.arguments = copy_json(block.arguments)
-                call.arguments_error = block.arguments_error
-                yield events
-            yield assembler.close_text()
+                arguments = copy_json(block.arguments)
+                last = chunks[-1] if chunks else ""
+                yield assembler.tool_call_known(index, last, arguments, block.arguments_error)
 
     def _chunks(self, text: str) -> list[str]:
         size = self.chunk_size

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable
 from dataclasses import dataclass
+from typing import Any
 
 from ..._stream import (
     AssistantMessageEvent,
@@ -206,6 +207,22 @@ class MessageAssembler:
         if problem is not None:
             call.block.arguments_error = _CUT_OFF if cut_off else problem
         return [ToolCallEnd(call.index, call.block, self.partial)]
+
+    def tool_call_known(
+        self,
+        key: Hashable,
+        delta: str,
+        arguments: dict[str, Any],
+        arguments_error: str | None = None,
+    ) -> Events:
+        """The last piece of a call whose arguments are known already (a scripted call): the
+        call ends holding ``arguments`` and ``arguments_error``, its text not parsed."""
+        call = self._calls.pop(key)
+        call.block.arguments = arguments
+        call.block.arguments_error = arguments_error
+        events: Events = [ToolCallDelta(call.index, delta, self.partial)] if delta else []
+        events.append(ToolCallEnd(call.index, call.block, self.partial))
+        return events
 
     # -- the end ---------------------------------------------------------------------------------
 
