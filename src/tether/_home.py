@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import tempfile
 from pathlib import Path
 from typing import Literal, TextIO
 
@@ -119,6 +118,8 @@ def open_private(path: StrPath, mode: Literal["a", "w", "x"] = "w") -> TextIO:
 def write_private(path: StrPath, text: str) -> None:
     """Replace ``path`` by a 0600 file holding ``text``, atomically: a reader sees the old
     content or the new, never a part."""
+    import tempfile  # with shutil, bz2 and lzma: not worth loading for every import of tether
+
     target = Path(os.path.abspath(path))
     directory = private_dir(target.parent)
     descriptor, temporary = tempfile.mkstemp(dir=directory, prefix=f".{target.name}-")
