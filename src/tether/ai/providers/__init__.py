@@ -7,6 +7,11 @@ every failure into an ``error`` event with a specific message. Before every requ
 transcript is repaired for the model (:func:`transform_messages`). Layer 1: describes and
 streams, never executes.
 
+One subpackage per protocol (``openai_completions``, ``openai_responses``,
+``anthropic_messages``, ``local``), each exposing ``stream``; what they share lives in the private
+``_wire`` (the message assembler, streaming arguments, SSE, the abort guard, and the one driver
+that retries only before the first event reached the caller and words an abort once).
+
 Models are named ``"provider/model-id"`` (:func:`get_model`, :func:`list_models`): the
 built-in OpenAI, Anthropic and local ones, and those of ``models.toml`` in :func:`config_dir`
 (:func:`load_models_config`; compatible servers get :func:`detect_compat`'s flags). Keys come
