@@ -59,12 +59,12 @@ from tether.ai import (
     ToolResultMessage,
     UserMessage,
 )
-from tether.ai.providers import _local_engine as engine
 from tether.ai.providers import get_model, stream
-from tether.ai.providers._local_grammar import reply_grammar
-from tether.ai.providers._local_process import close_workers
-from tether.ai.providers._local_prompt import call_text, chat_messages
+from tether.ai.providers.local import _engine as engine
 from tether.ai.providers.local import bundled_model_path
+from tether.ai.providers.local._grammar import reply_grammar
+from tether.ai.providers.local._process import close_workers
+from tether.ai.providers.local._prompt import call_text, chat_messages
 from tether.tools import create_coding_tools, wrap_tool_definition
 
 HERE = Path(__file__).resolve().parent
@@ -243,8 +243,8 @@ import json, sys, time
 import tether.ai.providers
 request = json.loads(sys.stdin.read())
 started = time.perf_counter()
-from tether.ai.providers import _local_engine as engine
-from tether.ai.providers._local_reports import Prompted
+from tether.ai.providers.local import _engine as engine
+from tether.ai.providers.local._reports import Prompted
 from tether.ai import Tool
 import threading
 loaded = engine.load_model(request["path"], request["n_ctx"])

@@ -22,7 +22,7 @@ connection and the timed runs reuse it:
 tether and the bare SDK alternate, ``--reps`` times each after one warm-up, for every size; pi-ai
 runs ``--pi-reps`` times after its own warm-up (it is quadratic: about half a minute at 100 KB).
 Before that, the argument parser alone: µs per delta of ``StreamingArguments.feed`` at
-100/200/400 KB against re-parsing the whole text on every delta with ``parse_streaming_json``
+100/200/400 KB against re-parsing the whole text on every delta with jiter's partial mode
 (what pi-ai does, and tether did before; by default only at 100 KB, it is quadratic), half as
 many runs. Medians, with the
 spread (min-max). ``--profile`` adds a cProfile of one tether run at the first size, written to
@@ -47,6 +47,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import jiter
 import openai
 
 from tether.ai import (
@@ -57,10 +58,9 @@ from tether.ai import (
     Tool,
     ToolCall,
     UserMessage,
-    parse_streaming_json,
 )
 from tether.ai.providers import stream
-from tether.ai.providers._arguments import StreamingArguments
+from tether.ai.providers._wire import StreamingArguments
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -253,7 +253,7 @@ def reparse_every_delta(deltas: list[str]) -> float:
     received = ""
     for delta in deltas:
         received += delta
-        value = parse_streaming_json(received)
+        value = jiter.from_json(received.encode(), partial_mode="trailing-strings")
     elapsed = time.perf_counter() - started
     assert len(value["content"]) > 1000
     return elapsed

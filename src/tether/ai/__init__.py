@@ -14,8 +14,8 @@ from ._confirm_request import (
     without_confirm_request,
 )
 from ._errors import TetherError
+from ._incremental_json import parse_streaming_json
 from ._json import from_json, to_json
-from ._partial_json import parse_streaming_json
 from ._stream import (
     AssistantMessageEvent,
     ReasoningLevel,

@@ -5,15 +5,15 @@
 that arrive, and nothing already read is looked at again. String bodies are skipped with a regex
 search for the next quote or backslash, never character by character.
 
-What ``value`` holds after each piece is what :func:`~tether.ai.parse_streaming_json` reads from
-the text so far (jiter's partial mode with its repairs): every completed value, empty containers
-as soon as they open, and the open string's text so far; an unfinished key, literal (``tru``),
-number or escape is left out until it completes. One difference: a number at the very end of the
-text is left out too (``12`` may still become ``123``), so a value once shown never changes
-except the open string growing. Raw control characters inside strings are kept as they are and an
-invalid escape (``\\d``) is kept as backslash and character, as the repairs do. Once the text
+What ``value`` holds after each piece: every completed value, empty containers as soon as they
+open, and the open string's text so far; an unfinished key, literal (``tru``), number or escape
+is left out until it completes — a number at the very end of the text too (``12`` may still
+become ``123``), so a value once shown never changes except the open string growing. Models are
+sloppy, so raw control characters inside strings are kept as they are and an invalid escape
+(``\\d`` in a regex a model forgot to double) is kept as backslash and character. Once the text
 cannot be JSON (a stray character, a lone surrogate escape, anything after the object), parsing
-stops and ``value`` keeps what it held; ``failed`` says so.
+stops and ``value`` keeps what it held; ``failed`` says so. :func:`parse_streaming_json` is the
+same reading of a whole text at once: tether's one partial-JSON parser.
 
 The open string. Python strings are immutable, so rebuilding a long open string on every piece
 would cost its whole length each time. A string of up to ``exact_limit`` characters is exact
@@ -29,7 +29,9 @@ import re
 import sys
 from typing import Any, Final
 
-__all__ = ["IncrementalObjectParser"]
+import jiter
+
+__all__ = ["IncrementalObjectParser", "parse_streaming_json"]
 
 # parser states
 _START: Final = 0  # before the top-level "{"
@@ -67,6 +69,27 @@ _LITERALS: Final[dict[str, tuple[str, Any]]] = {
 }
 _INCOMPLETE: Final = -1  # an escape that the next piece completes
 _STOP: Final = sys.maxsize  # past any text: reading ends
+
+
+def parse_streaming_json(text: str | bytes) -> dict[str, Any]:
+    """Possibly incomplete, possibly sloppy JSON object text as a new dict, never a raise.
+
+    What :class:`IncrementalObjectParser` holds once fed all of ``text`` (bytes are read as
+    UTF-8, an undecodable byte replaced): complete JSON parses as is, an unfinished prefix gives
+    what it holds so far (an open string keeps its partial text), text that is not an object
+    gives ``{}``.
+    """
+    if isinstance(text, bytes):
+        text = text.decode(errors="replace")
+    try:  # complete JSON reads the same either way, and jiter reads it faster
+        complete = jiter.from_json(text.encode(errors="surrogatepass"), allow_inf_nan=False)
+    except ValueError:
+        complete = None
+    if isinstance(complete, dict):
+        return complete
+    parser = IncrementalObjectParser()
+    parser.feed(text)
+    return parser.value
 
 
 class IncrementalObjectParser:

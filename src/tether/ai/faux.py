@@ -21,23 +21,8 @@ from typing import TypeAlias
 
 from pydantic_core import to_json
 
-from ._partial_json import parse_streaming_json
-from ._stream import (
-    AssistantMessageEvent,
-    StreamDone,
-    StreamError,
-    StreamOptions,
-    StreamStart,
-    TextDelta,
-    TextEnd,
-    TextStart,
-    ThinkingDelta,
-    ThinkingEnd,
-    ThinkingStart,
-    ToolCallDelta,
-    ToolCallEnd,
-    ToolCallStart,
-)
+from ._abort import AbortSignal
+from ._stream import AssistantMessageEvent, StreamDone, StreamError, StreamOptions
 from ._types import (
     AssistantContent,
     AssistantMessage,
@@ -49,6 +34,7 @@ from ._types import (
     ToolCall,
 )
 from ._validation import copy_json
+from .providers._wire import ABORTED, Events, MessageAssembler
 
 __all__ = ["FauxModel", "FauxStep", "faux_message", "faux_text", "faux_tool_call"]
 
@@ -128,25 +114,26 @@ class FauxModel:
         self.contexts.append(
             Context(context.system_prompt, list(context.messages), list(context.tools))
         )
-        partial = AssistantMessage(content=[], model=model.id, provider=model.provider)
+        assembler = MessageAssembler(model)
+        partial = assembler.partial
+        partial.api = ""  # no wire protocol answers: the script does
         scripted = self._take_step(context)
         if isinstance(scripted, str):
-            yield _failure(partial, "error", scripted)
+            for failure in assembler.fail("error", scripted):
+                yield failure
             return
-        yield StreamStart(partial)
         pacing = self.delay is not None
-        for index, block in enumerate(scripted.content):
-            events = self._block_events(index, block, partial)
-            while True:
+        for batch in self._step_events(scripted, assembler, signal):
+            for event in batch:
                 if pacing:
                     await asyncio.sleep(self.delay or 0)
                 if signal is not None and signal.aborted:
-                    yield _failure(partial, "aborted", "Request was aborted")
-                    return
-                event = next(events, None)
-                if event is None:
-                    break
+                    break  # and the next batch is not built
                 yield event
+        if signal is not None and signal.aborted:
+            for ending in assembler.fail("aborted", ABORTED):
+                yield ending
+            return
         partial.stop_reason = scripted.stop_reason
         partial.usage = replace(scripted.usage)
         partial.error_message = scripted.error_message
@@ -183,55 +170,47 @@ class FauxModel:
             )
         return faux_message(*step)
 
-    def _block_events(
-        self, index: int, block: AssistantContent, partial: AssistantMessage
-    ) -> Iterator[AssistantMessageEvent]:
-        """The events of one content block; each mutates ``partial`` just before it is yielded."""
-        if isinstance(block, TextContent):
-            text = TextContent("")
-            partial.content.append(text)
-            yield TextStart(index, partial)
-            for chunk in self._chunks(block.text):
-                text.text += chunk
-                yield TextDelta(index, chunk, partial)
-            yield TextEnd(index, text.text, partial)
-        elif isinstance(block, ThinkingContent):
-            thinking = ThinkingContent("")
-            partial.content.append(thinking)
-            yield ThinkingStart(index, partial)
-            for chunk in self._chunks(block.thinking):
-                thinking.thinking += chunk
-                yield ThinkingDelta(index, chunk, partial)
-            yield ThinkingEnd(index, thinking.thinking, partial)
-        else:
-            call = ToolCall(block.id, block.name, {})
-            partial.content.append(call)
-            yield ToolCallStart(index, partial)
-            raw = to_json(block.arguments).decode()
-            chunks = self._chunks(raw)
-            last = len(chunks) - 1
-            received = ""
-            for position, chunk in enumerate(chunks):
-                received += chunk
-                call.arguments = (
-                    copy_json(block.arguments)
-                    if position == last
-                    else parse_streaming_json(received)
-                )
-                yield ToolCallDelta(index, chunk, partial)
-            if not chunks:
-                call.arguments = copy_json(block.arguments)
-            call.arguments_error = block.arguments_error
-            yield ToolCallEnd(index, call, partial)
+    def _step_events(
+        self, scripted: AssistantMessage, assembler: MessageAssembler, signal: AbortSignal | None
+    ) -> Iterator[Events]:
+        """The events of the step's blocks, each batch built by the shared assembler just
+        before it is yielded (none once the signal fired, so ``partial`` holds only what was
+        streamed); a tool call ends with the script's own arguments and error."""
+        yield assembler.start()
+        for index, block in enumerate(scripted.content):
+            if signal is not None and signal.aborted:
+                return
+            if isinstance(block, TextContent):
+                chunks = self._chunks(block.text)
+                if not chunks:
+                    yield assembler.text_block("")
+                for chunk in chunks:
+                    if signal is not None and signal.aborted:
+                        return
+                    yield assembler.text(chunk)
+                yield assembler.close_text()
+            elif isinstance(block, ThinkingContent):
+                chunks = self._chunks(block.thinking)
+                if not chunks:
+                    yield assembler.thinking_block("", None, redacted=False)
+                for chunk in chunks:
+                    if signal is not None and signal.aborted:
+                        return
+                    yield assembler.thinking(chunk)
+                yield assembler.close_text()
+            else:
+                yield assembler.tool_call_start(index, block.id, block.name)
+                chunks = self._chunks(to_json(block.arguments).decode())
+                for chunk in chunks[:-1]:
+                    if signal is not None and signal.aborted:
+                        return
+                    yield assembler.tool_call_delta(index, chunk)
+                arguments = copy_json(block.arguments)
+                last = chunks[-1] if chunks else ""
+                yield assembler.tool_call_known(index, last, arguments, block.arguments_error)
 
     def _chunks(self, text: str) -> list[str]:
         size = self.chunk_size
         if len(text) <= size:
             return [text] if text else []
         return [text[start : start + size] for start in range(0, len(text), size)]
-
-
-def _failure(partial: AssistantMessage, reason: StopReason, message: str) -> StreamError:
-    partial.stop_reason = reason
-    partial.error_message = message
-    return StreamError(partial, partial)

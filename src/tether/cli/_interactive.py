@@ -292,7 +292,7 @@ class InteractiveSession:
             from ._interactive_plain import PlainScreen
 
             return PlainScreen(self)
-        from tether.ai.providers import data_dir
+        from tether._home import data_dir
 
         from ._terminal_input import ScreenHooks, TerminalScreen, WorkspaceCompleter
 

@@ -91,7 +91,7 @@ def _build_run(spec: dict[str, Any], run_id: str, approver: Any) -> Any:
 
 
 def run_session_path(run_id: str) -> str:
-    from tether.ai.providers import data_dir
+    from tether._home import data_dir
 
     return str(data_dir() / "runs" / f"{run_id}.jsonl")
 

@@ -38,7 +38,7 @@ def run_sessions(args: Any) -> int:
     if args.action == "show":
         print_session(session)
         return 0
-    from tether.ai.providers import open_private
+    from tether._home import open_private
 
     from ._html_export import session_html
 

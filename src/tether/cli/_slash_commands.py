@@ -264,7 +264,7 @@ class SlashCommands:
         task.add_done_callback(self._jobs.discard)
 
     def _export(self, argument: str) -> None:
-        from tether.ai.providers import open_private
+        from tether._home import open_private
 
         from ._html_export import session_html
 

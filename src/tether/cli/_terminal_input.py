@@ -151,7 +151,7 @@ class TerminalScreen:
     """The application; also the approvals' :class:`ApprovalSurface`."""
 
     def __init__(self, hooks: ScreenHooks, completer: Completer, history_path: str) -> None:
-        from tether.ai.providers import open_private
+        from tether._home import open_private
 
         self.hooks = hooks
         open_private(history_path, "a").close()

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from importlib import import_module
 from types import ModuleType
 
+from tether._home import data_dir
 from tether.ai import TetherError
-from tether.ai.providers import data_dir
 
 __all__ = [
     "DEFAULT_APPROVAL_EXPIRY",

@@ -409,7 +409,7 @@ def _withheld_message(server: str, tool: str, check: PinCheck) -> str:
 
 
 def _default_log_dir() -> Path:
-    from tether.ai.providers import data_dir
+    from tether._home import data_dir
 
     return Path(data_dir()) / "mcp-logs"
 

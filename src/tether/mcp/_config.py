@@ -95,9 +95,9 @@ class McpServerConfig:
 
 
 def config_path() -> Path:
-    from tether.ai.providers import config_dir
+    from tether._home import config_toml_path
 
-    return Path(config_dir()) / "config.toml"
+    return config_toml_path()
 
 
 def load_server_configs(path: Path | None = None) -> list[McpServerConfig]:

@@ -333,7 +333,7 @@ class ServerConnection:
         )
         if self.errlog is None:
             return parameters
-        from tether.ai.providers import open_private
+        from tether._home import open_private
 
         errlog = stack.enter_context(open_private(self.errlog, "a"))
         return stdio_client(parameters, errlog=errlog)

@@ -49,7 +49,7 @@ class McpTokenError(TetherError, ValueError):
 
 def token_path() -> Path:
     """``<data dir>/mcp-token``: where a running HTTP server's token is."""
-    from tether.ai.providers import data_dir
+    from tether._home import data_dir
 
     return Path(data_dir()) / TOKEN_FILE_NAME
 

@@ -57,7 +57,7 @@ class PinStore:
 
     def __init__(self, path: Path | None = None) -> None:
         if path is None:
-            from tether.ai.providers import data_dir
+            from tether._home import data_dir
 
             path = Path(data_dir()) / "mcp-pins.json"
         self.path = path
@@ -101,6 +101,6 @@ class PinStore:
         return data
 
     def _save(self, data: dict[str, Any]) -> None:
-        from tether.ai.providers import write_private
+        from tether._home import write_private
 
         write_private(self.path, json.dumps(data, indent=1, sort_keys=True))

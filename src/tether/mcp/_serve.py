@@ -127,7 +127,7 @@ async def serve_tools(
 async def _serve_http(server: Server[Any], port: int, token: str, stderr: TextIO) -> None:
     import uvicorn
 
-    from tether.ai.providers import write_private
+    from tether._home import write_private
 
     app = server.streamable_http_app(streamable_http_path=HTTP_PATH, host=HTTP_HOST)
     listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)

@@ -73,9 +73,9 @@ def load_hand_configs(path: Path | None = None) -> dict[str, HandConfig]:
     """The hands of ``path`` (default: ``config.toml`` of the config directory) by name, in
     file order; none when the file or its ``[hands]`` table is missing."""
     if path is None:
-        from tether.ai.providers import config_dir
+        from tether._home import config_toml_path
 
-        path = Path(config_dir()) / "config.toml"
+        path = config_toml_path()
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:

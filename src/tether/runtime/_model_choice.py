@@ -58,9 +58,9 @@ def _check_key(model: Model) -> None:
 
 def configured_default() -> str | None:
     """``model`` in ``config.toml`` of the config directory, if set."""
-    from tether.ai.providers import config_dir
+    from tether._home import config_toml_path
 
-    path = os.path.join(config_dir(), "config.toml")
+    path = config_toml_path()
     try:
         with open(path, "rb") as handle:
             data = tomllib.load(handle)

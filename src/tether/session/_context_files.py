@@ -18,7 +18,7 @@ def find_context_files(cwd: str, config_dir: str | None = None) -> list[tuple[st
     """``(path, content)`` of each context file for ``cwd``; ``config_dir`` defaults to
     tether's user config directory."""
     if config_dir is None:
-        from tether.ai.providers import config_dir as default_config_dir
+        from tether._home import config_dir as default_config_dir
 
         config_dir = str(default_config_dir())
     found: list[tuple[str, str]] = []

@@ -314,7 +314,7 @@ class Session:
 
     def _handle(self) -> IO[str]:
         if self._file is None:
-            from tether.ai.providers import open_private
+            from tether._home import open_private
 
             if not self._header_written:
                 self._file = _locked(open_private(self.path, "x"), self)

@@ -23,7 +23,7 @@ __all__ = ["SessionInfo", "SessionStore", "default_sessions_dir"]
 
 def default_sessions_dir() -> str:
     """``$TETHER_HOME/sessions`` when set, else ``sessions`` in the user data directory."""
-    from tether.ai.providers import data_dir
+    from tether._home import data_dir
 
     return os.path.join(data_dir(), "sessions")
 

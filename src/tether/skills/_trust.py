@@ -23,7 +23,7 @@ class TrustStore:
 
     def __init__(self, path: str | os.PathLike[str] | None = None) -> None:
         if path is None:
-            from tether.ai.providers import data_dir
+            from tether._home import data_dir
 
             path = data_dir() / TRUST_FILE
         self.path = Path(path)
@@ -58,7 +58,7 @@ class TrustStore:
         return True
 
     def _write(self, workspaces: list[str]) -> None:
-        from tether.ai.providers import open_private
+        from tether._home import open_private
 
         temporary = self.path.with_name(self.path.name + ".tmp")
         with open_private(temporary) as handle:

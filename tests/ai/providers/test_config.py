@@ -9,14 +9,11 @@ import sys
 import textwrap
 from pathlib import Path
 
-import platformdirs
 import pytest
 
 from tether.ai.providers import (
     ModelsConfigError,
     api_key_env,
-    config_dir,
-    data_dir,
     detect_compat,
     get_model,
     list_models,
@@ -53,25 +50,6 @@ def config_error(home: Path, text: str) -> tuple[Path, ModelsConfigError]:
     with pytest.raises(ModelsConfigError) as caught:
         load_models_config()
     return path, caught.value
-
-
-# -- directories --------------------------------------------------------------------------------
-
-
-def test_tether_home_holds_config_and_data(tmp_path, monkeypatch):
-    monkeypatch.setenv("TETHER_HOME", str(tmp_path))
-    assert config_dir() == tmp_path
-    assert data_dir() == tmp_path
-
-
-def test_without_tether_home_the_platform_directories_are_used(monkeypatch):
-    for value in (None, ""):
-        if value is None:
-            monkeypatch.delenv("TETHER_HOME", raising=False)
-        else:
-            monkeypatch.setenv("TETHER_HOME", value)
-        assert config_dir() == Path(platformdirs.user_config_dir("tether", appauthor=False))
-        assert data_dir() == Path(platformdirs.user_data_dir("tether", appauthor=False))
 
 
 def test_models_toml_is_read_from_tether_home(tether_home):

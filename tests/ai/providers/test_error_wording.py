@@ -1,5 +1,6 @@
 """Errors name the provider the person configured (``litellm-anth``, not "Anthropic"), a dropped
-stream reads the same in every protocol, and a status is not repeated as its own code. The
+stream and an abort read the same in every protocol, every protocol retries by the same rule
+(only before the first event reached the caller), and a status is not repeated as its own code. The
 error bodies are LiteLLM's proxy shape (``"code"`` the status as a string) and llama.cpp's
 server's (``"code"`` the status as a number)."""
 
@@ -10,12 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from tether.ai import Context, Model, StreamOptions, UserMessage
+from tether.ai import AbortController, Context, Model, StreamOptions, UserMessage
 from tether.ai.providers import get_model, load_models_config, stream
 
 from . import responses_events as ev
-from .anthropic_wire import block_start, delta, message_start
-from .loopback import DISCONNECT, LoopbackServer, Reply, json_reply, sse
+from .anthropic_wire import block_start, delta, message_end, message_start, text_block
+from .loopback import DISCONNECT, HANG, LoopbackServer, Reply, json_reply, sse
 
 LITELLM_400 = {
     "error": {
@@ -135,3 +136,77 @@ async def test_a_dropped_stream_reads_the_same_in_every_protocol(api: str) -> No
         message = await final_message(model, StreamOptions(api_key="k"))
     assert message.text() == "half"
     assert message.error_message.startswith("proxy: the connection dropped mid-stream (")
+
+
+HTTP_APIS = ["openai-completions", "openai-responses", "anthropic-messages"]
+
+
+def started_then(api: str, tail: object) -> Reply:
+    """A 200 stream whose first server event only starts the message (no content yet)."""
+    if api == "openai-completions":
+        chunk = {"id": "c", "choices": [{"index": 0, "delta": {"role": "assistant"}}]}
+        return Reply(200, [*sse([chunk]), tail])
+    if api == "openai-responses":
+        return Reply(200, [*sse([ev.created()], named=True), tail])
+    return Reply(200, [*sse([message_start()], named=True), tail])
+
+
+def whole(api: str, text: str) -> Reply:
+    if api == "openai-completions":
+        chunks = [
+            {"id": "c", "choices": [{"index": 0, "delta": {"content": text}}]},
+            {"id": "c", "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]},
+        ]
+        return Reply(200, sse(chunks, done=True))
+    if api == "openai-responses":
+        return ev.reply(ev.created(), *ev.text_message(0, text), ev.completed())
+    events = [message_start(), *text_block(0, text), *message_end("end_turn")]
+    return Reply(200, sse(events, named=True))
+
+
+def http_model(server: LoopbackServer, api: str) -> Model:
+    base = server.url if api == "anthropic-messages" else f"{server.url}/v1"
+    return Model(id="m", provider="proxy", api=api, base_url=base)
+
+
+@pytest.mark.parametrize("api", HTTP_APIS)
+async def test_a_drop_after_the_start_but_before_any_content_is_tried_again(api: str) -> None:
+    async with LoopbackServer([started_then(api, DISCONNECT), whole(api, "whole")]) as server:
+        events = [
+            e
+            async for e in stream(
+                http_model(server, api),
+                Context("", [UserMessage("hi")]),
+                StreamOptions(api_key="k", max_retries=1),
+            )
+        ]
+        assert len(server.requests) == 2
+    assert [e.type for e in events].count("start") == 1
+    assert events[-1].type == "done"
+    assert events[-1].message.text() == "whole"  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("api", HTTP_APIS)
+async def test_a_drop_after_content_reached_the_caller_is_not_tried_again(api: str) -> None:
+    async with LoopbackServer([dropped(api), whole(api, "again")]) as server:
+        message = await final_message(http_model(server, api), StreamOptions(api_key="k"))
+        assert len(server.requests) == 1
+    assert message.stop_reason == "error"
+    assert message.text() == "half"
+
+
+@pytest.mark.parametrize("api", HTTP_APIS)
+async def test_an_abort_reads_the_same_in_every_protocol(api: str) -> None:
+    controller = AbortController()
+    async with LoopbackServer([started_then(api, HANG)]) as server:
+        options = StreamOptions(api_key="k", signal=controller.signal)
+        events = []
+        async for event in stream(
+            http_model(server, api), Context("", [UserMessage("hi")]), options
+        ):
+            events.append(event)
+            if event.type == "start":
+                controller.abort()
+    message = events[-1].message  # type: ignore[union-attr]
+    assert message.stop_reason == "aborted"
+    assert message.error_message == "The request was aborted"

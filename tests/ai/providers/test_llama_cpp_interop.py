@@ -19,8 +19,7 @@ from tether.ai import (
     ToolResultMessage,
     UserMessage,
 )
-from tether.ai.providers import stream
-from tether.ai.providers._errors import CONTEXT_OVERFLOW_NOTE
+from tether.ai.providers import CONTEXT_OVERFLOW_NOTE, stream
 
 from .llama_cpp_recorded import recorded
 from .loopback import LoopbackServer

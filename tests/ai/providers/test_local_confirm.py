@@ -14,9 +14,9 @@ pytest.importorskip(
     "llama_cpp", reason="the tether[local] extra (llama-cpp-python) is not installed"
 )
 
-from tether.ai.providers import local
-from tether.ai.providers._local_grammar import reply_grammar
-from tether.ai.providers._local_prompt import chat_messages
+from tether.ai.providers.local import _provider as local
+from tether.ai.providers.local._grammar import reply_grammar
+from tether.ai.providers.local._prompt import chat_messages
 
 READ = Tool(
     "read",

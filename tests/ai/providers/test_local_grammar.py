@@ -22,8 +22,8 @@ pytest.importorskip(
     "llama_cpp", reason="the tether[local] extra (llama-cpp-python) is not installed"
 )
 
-from tether.ai.providers._local_grammar import integer_range, reply_grammar
-from tether.ai.providers._local_prompt import TOOL_INSTRUCTIONS, chat_messages
+from tether.ai.providers.local._grammar import integer_range, reply_grammar
+from tether.ai.providers.local._prompt import TOOL_INSTRUCTIONS, chat_messages
 
 
 def as_regex(expression: str) -> re.Pattern[str]:

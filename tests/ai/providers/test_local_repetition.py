@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tether.ai.providers._local_repetition import RepetitionGuard
+from tether.ai.providers.local._repetition import RepetitionGuard
 
 
 def feed(pieces: list[str]) -> int | None:

@@ -1,7 +1,7 @@
 """The embedded model runs in a worker process, so nothing llama.cpp does can end tether.
 
 The worker is found the way a person would find it: as a child process of this one (psutil)
-running ``tether.ai.providers._local_worker``. These tests kill it, stop it and starve it in
+running ``tether.ai.providers.local._worker``. These tests kill it, stop it and starve it in
 the middle of real generations, then check the message, the run, the session and the next
 request. Greedy decoding, fixed seeds.
 """
@@ -30,7 +30,8 @@ from tether.ai import (
     StreamOptions,
     UserMessage,
 )
-from tether.ai.providers import _local_process, get_model, local, stream
+from tether.ai.providers import get_model, local, stream
+from tether.ai.providers.local import _process as _local_process
 from tether.session import Session, SessionStore
 
 from .local_support import broken_llama_cpp, collect
@@ -49,7 +50,8 @@ def workers() -> list[psutil.Process]:
     for child in psutil.Process().children(recursive=True):
         try:
             command = " ".join(child.cmdline())
-            if "_local_worker" in command and child.status() != psutil.STATUS_ZOMBIE:
+            running = child.status() != psutil.STATUS_ZOMBIE
+            if "tether.ai.providers.local._worker" in command and running:
                 found.append(child)
         except psutil.NoSuchProcess:
             continue

@@ -29,9 +29,8 @@ from tether.ai import (
     ToolResultMessage,
     UserMessage,
 )
-from tether.ai.providers import stream
-from tether.ai.providers._completions_request import compat_for, request_body
-from tether.ai.providers._errors import CONTEXT_OVERFLOW_NOTE
+from tether.ai.providers import CONTEXT_OVERFLOW_NOTE, stream
+from tether.ai.providers.openai_completions._request import compat_for, request_body
 
 from .loopback import DISCONNECT, HANG, LoopbackServer, Reply, json_reply, sse
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tether.ai.providers._sse import SSEDecoder
+from tether.ai.providers._wire import SSEDecoder
 
 STREAM = (
     b": keep-alive comment\n"

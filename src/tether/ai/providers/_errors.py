@@ -20,6 +20,7 @@ __all__ = [
     "provider_label",
     "retry_delay",
     "scrub_secrets",
+    "unexpected_failure_text",
 ]
 
 CONTEXT_OVERFLOW_NOTE = "The context is too long for this model"
@@ -104,3 +105,10 @@ def failure_text(
     if is_context_overflow(detail):
         text = f"{CONTEXT_OVERFLOW_NOTE} ({text})"
     return scrub_secrets(text, api_key)
+
+
+def unexpected_failure_text(provider: str, exc: BaseException, api_key: str | None = None) -> str:
+    """A failure no protocol foresaw (a bug, an SDK surprise), named by its type."""
+    return failure_text(
+        provider, kind="unexpected failure", message=f"{type(exc).__name__}: {exc}", api_key=api_key
+    )

@@ -12,6 +12,7 @@ the SDK's (429 and 5xx before the response starts, honouring ``Retry-After`` and
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 import httpx2
@@ -19,11 +20,12 @@ import openai
 
 from .._stream import StreamOptions
 from .._types import Model
-from ._client_cache import cached_client
-from ._errors import failure_text, provider_label
+from ._errors import failure_text, provider_label, unexpected_failure_text
 from ._keys import api_key_env
+from ._wire import cached_client
 
 __all__ = [
+    "describe_openai_failure",
     "error_payload_text",
     "missing_key_text",
     "openai_client",
@@ -124,6 +126,18 @@ def openai_failure_text(provider: str, exc: BaseException, api_key: str | None) 
         detail = f"{exc.message} ({cause})" if cause is not None and str(cause) else exc.message
         return failure_text(provider, kind="connection error", message=detail, api_key=api_key)
     return failure_text(provider, message=f"{type(exc).__name__}: {exc}", api_key=api_key)
+
+
+def describe_openai_failure(provider: str, api_key: str | None) -> Callable[[Exception], str]:
+    """How the OpenAI protocols word an exception: the SDK's in its own terms
+    (:func:`openai_failure_text`), any other as an unexpected failure."""
+
+    def describe(exc: Exception) -> str:
+        if isinstance(exc, openai.OpenAIError):
+            return openai_failure_text(provider, exc, api_key)
+        return unexpected_failure_text(provider, exc, api_key)
+
+    return describe
 
 
 def error_payload_text(provider: str, payload: Any, api_key: str | None) -> str:

@@ -12,11 +12,12 @@ from collections.abc import Iterable
 from dataclasses import replace
 from pathlib import Path
 
+from tether._home import models_config_path
+
 from .._errors import TetherError
 from .._types import Model
 from ._builtin_models import BUILTIN_MODELS
 from ._config import ModelsConfig, read_models_config
-from ._dirs import models_config_path
 from ._keys import register_api_key_env
 
 __all__ = ["UnknownModelError", "get_model", "list_models", "load_models_config"]

@@ -2,7 +2,7 @@
 
 Servers that speak Chat Completions differ in small ways (the system prompt's role, the name of
 the output-token limit, whether usage can be streamed, how reasoning is asked for); each
-difference is a flag of ``model.compat`` (:mod:`._compat` documents them and detects them from
+difference is a flag of ``model.compat`` (:mod:`.._compat` documents them and detects them from
 the URL). A model without a flag gets the detected value, so a hand-built :class:`Model` works
 as well as one from the registry.
 """
@@ -13,8 +13,8 @@ import json
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from .._stream import StreamOptions
-from .._types import (
+from ..._stream import StreamOptions
+from ..._types import (
     AssistantMessage,
     Context,
     ImageContent,
@@ -25,8 +25,8 @@ from .._types import (
     ToolResultMessage,
     UserMessage,
 )
-from ._compat import COMPAT_FLAGS, detect_compat, refused_null_content
-from ._tool_choice import merged_extras
+from .._compat import COMPAT_FLAGS, detect_compat, refused_null_content
+from .._tool_choice import merged_extras
 
 __all__ = ["REASONING_FIELDS", "ChatCompat", "chat_messages", "compat_for", "request_body"]
 
@@ -39,7 +39,7 @@ _IMAGE_ONLY_RESULT = "(the result is the attached image)"
 
 @dataclass(frozen=True, slots=True)
 class ChatCompat:
-    """The ``compat`` flags of one model, checked and typed (meanings: :mod:`._compat`).
+    """The ``compat`` flags of one model, checked and typed (meanings: :mod:`.._compat`).
 
     The system prompt goes as ``developer`` only to a reasoning model of a server with
     ``supports_developer_role`` (OpenAI's o-series and GPT-5); every model takes ``system``.

@@ -1,7 +1,7 @@
 """A Chat Completions event stream, read as bytes, turned into tether events.
 
 :class:`CompletionsStreamReader` is fed the response body as it arrives: it splits server-sent
-events (:class:`~._sse.SSEDecoder`), parses each ``data:`` payload with jiter (no object per
+events (:class:`~.._wire.SSEDecoder`), parses each ``data:`` payload with jiter (no object per
 chunk beyond the parsed dict) and drives a :class:`MessageAssembler`. Per chunk that is a
 split, a parse, a few lookups and one assembler call, so a long tool call costs the same per
 delta from its first byte to its last.
@@ -22,12 +22,11 @@ from typing import Any
 
 import jiter
 
-from .._stream import AssistantMessageEvent
-from .._types import StopReason, ThinkingContent
-from ._assembler import MessageAssembler
-from ._completions_request import REASONING_FIELDS
-from ._errors import is_context_overflow, is_retryable_status
-from ._sse import SSEDecoder
+from ..._stream import AssistantMessageEvent
+from ..._types import StopReason, ThinkingContent
+from .._errors import is_context_overflow, is_retryable_status
+from .._wire import MessageAssembler, SSEDecoder
+from ._request import REASONING_FIELDS
 
 __all__ = ["CompletionsStreamReader", "StreamFault"]
 

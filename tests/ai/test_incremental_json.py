@@ -1,4 +1,5 @@
-"""parse_streaming_json: tool-call arguments while they stream in, always a dict, never a raise."""
+"""parse_streaming_json: tool-call arguments while they stream in, always a dict, never a raise
+(the incremental parser reading a whole text at once)."""
 
 from __future__ import annotations
 
@@ -94,7 +95,7 @@ def test_open_string_keeps_its_partial_text() -> None:
         ('{"a"', {}),
         ('{"a":', {}),
         ('{"a": 1, "b', {"a": 1}),
-        ('{"a": [1, 2', {"a": [1, 2]}),
+        ('{"a": [1, 2', {"a": [1]}),  # a number at the very end may still grow
         ('{"a": {"b": "c', {"a": {"b": "c"}}),
         ('{"x": "ok", "n": -', {"x": "ok"}),
         ('{"x": "ok", "n": tr', {"x": "ok"}),
@@ -182,11 +183,8 @@ def test_bytes_cut_inside_a_multibyte_character() -> None:
     assert result.get("s", "").startswith("a")
 
 
-def test_a_lone_surrogate_character_is_replaced_not_raised() -> None:
-    assert parse_streaming_json('{"a": "x\ud800y", "b": 1}') == {
-        "a": "x\ufffd\ufffd\ufffdy",
-        "b": 1,
-    }
+def test_a_lone_surrogate_character_is_kept_not_raised() -> None:
+    assert parse_streaming_json('{"a": "x\ud800y", "b": 1}') == {"a": "x\ud800y", "b": 1}
 
 
 def test_returns_a_new_dict_each_call() -> None:

@@ -13,7 +13,7 @@ import asyncio
 from collections.abc import Awaitable
 from typing import Any, TypeVar
 
-from .._abort import AbortSignal
+from ..._abort import AbortSignal
 
 __all__ = ["AbortGuard", "Aborted"]
 

@@ -23,10 +23,10 @@ import json
 from collections.abc import Callable, Hashable
 from typing import Any
 
-from .._stream import AssistantMessageEvent
-from ._assembler import MessageAssembler
-from ._openai_client import error_payload_text
-from ._responses_request import tool_call_id
+from ..._stream import AssistantMessageEvent
+from .._openai_client import error_payload_text
+from .._wire import MessageAssembler
+from ._request import tool_call_id
 
 __all__ = ["ResponsesEvents"]
 

@@ -1,6 +1,6 @@
 """llama.cpp itself, inside the embedded model's worker process: load one model, generate replies.
 
-Only :mod:`._local_worker` imports this module, in the child process the ``local`` provider
+Only :mod:`._worker` imports this module, in the child process the ``local`` provider
 starts; tether's own process never loads llama.cpp, so a crash in native code ends the worker and
 not the agent loop.
 
@@ -15,7 +15,7 @@ The grammar only has to decide how a reply begins when free text is allowed: onc
 character is not ``{`` the rest is unconstrained text, so sampling continues without it (the
 grammar would allow every token anyway, at the cost of checking the whole vocabulary). Free text
 is sampled with a mild repeat penalty and watched by a
-:class:`~._local_repetition.RepetitionGuard`: a tiny model easily falls into writing the same
+:class:`~._repetition.RepetitionGuard`: a tiny model easily falls into writing the same
 line forever, and a reply that loops is cut, saying so.
 """
 
@@ -35,10 +35,10 @@ from llama_cpp import Llama
 from llama_cpp.llama_chat_format import Jinja2ChatFormatter
 from llama_cpp.llama_grammar import LlamaGrammar
 
-from .._types import Tool
-from ._local_grammar import reply_grammar
-from ._local_repetition import REPEATING, RepetitionGuard
-from ._local_reports import Finished, Prompted, Report
+from ..._types import Tool
+from ._grammar import reply_grammar
+from ._repetition import REPEATING, RepetitionGuard
+from ._reports import Finished, Prompted, Report
 
 __all__ = [
     "REPEAT_PENALTY",

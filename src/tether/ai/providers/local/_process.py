@@ -1,7 +1,7 @@
 """The embedded model's worker processes, seen from tether: start, talk, notice death, kill.
 
 llama.cpp never runs in tether's own process. :func:`worker_for` gives the live worker of a
-model file (started on first use by running :mod:`._local_worker`, reused across turns, ended
+model file (started on first use by running :mod:`._worker`, reused across turns, ended
 with tether), and :meth:`LocalWorker.submit` sends it one generation whose reports are handed
 to a callback as they arrive. The worker serves generations one at a time, in order; any number
 of callers may submit at once, from any thread or event loop.
@@ -29,12 +29,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import IO, Any, Literal
 
-from ._local_reports import Finished, Prompted, Report
+from ._reports import Finished, Prompted, Report
 
 __all__ = ["STOP_GRACE_S", "LocalWorker", "close_workers", "worker_for"]
 
 STOP_GRACE_S = 2.0
-_WORKER_MODULE = "tether.ai.providers._local_worker"
+_WORKER_MODULE = "tether.ai.providers.local._worker"
 _STDERR_LINES = 20
 PROVIDER = "local model"
 

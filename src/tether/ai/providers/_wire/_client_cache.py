@@ -14,8 +14,8 @@ import weakref
 from collections.abc import Callable, Hashable
 from typing import Any, TypeVar
 
-from .._stream import StreamOptions
-from .._types import Model
+from ..._stream import StreamOptions
+from ..._types import Model
 
 __all__ = ["cached_client"]
 

@@ -4,7 +4,8 @@
 carries its own ``type``, the same as the event's name), and drives a
 :class:`MessageAssembler`: content blocks are keyed by their wire ``index``; usage arrives in
 ``message_start`` (input, cache read, cache write) and ``message_delta`` (output, cumulative);
-the stop reason in ``message_delta``. An ``error`` event raises :class:`StreamFailure`.
+the stop reason in ``message_delta``. An ``error`` event raises
+:class:`~.._wire.WireFailure`.
 """
 
 from __future__ import annotations
@@ -13,11 +14,11 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from .._types import StopReason
-from ._assembler import Events, MessageAssembler
-from ._errors import failure_text, is_context_overflow
+from ..._types import StopReason
+from .._errors import failure_text, is_context_overflow
+from .._wire import Events, MessageAssembler, WireFailure
 
-__all__ = ["EventTranslator", "StreamFailure", "error_detail"]
+__all__ = ["EventTranslator", "error_detail"]
 
 _STOP_REASONS: dict[str, StopReason] = {
     "end_turn": "stop",
@@ -28,15 +29,6 @@ _STOP_REASONS: dict[str, StopReason] = {
     "tool_use": "tool_use",
 }
 _RETRYABLE_ERRORS = frozenset({"overloaded_error", "api_error", "rate_limit_error"})
-
-
-class StreamFailure(Exception):
-    """The stream failed; ``retryable`` when trying again may succeed (overloaded, dropped)."""
-
-    def __init__(self, message: str, *, retryable: bool) -> None:
-        super().__init__(message)
-        self.message = message
-        self.retryable = retryable
 
 
 def error_detail(body: object) -> tuple[str | None, str | None]:
@@ -87,11 +79,6 @@ class EventTranslator:
             "error": self._error,
         }
 
-    @property
-    def content_reached_caller(self) -> bool:
-        """Whether any content block was handed out (a retry would then repeat it)."""
-        return bool(self.assembler.partial.content)
-
     def handle(self, event: dict[str, Any]) -> Events:
         kind = event.get("type")
         handler = self._handlers.get(kind) if isinstance(kind, str) else None
@@ -107,7 +94,7 @@ class EventTranslator:
         if self.finished:
             return []
         if self.stop_reason is None:
-            raise StreamFailure(
+            raise WireFailure(
                 f"{self._name}: the stream ended before the response was complete", retryable=True
             )
         return self._message_stop({})
@@ -152,7 +139,7 @@ class EventTranslator:
         kind, message = error_detail(event)
         text = failure_text(self._name, kind=kind, message=message, api_key=self._api_key)
         retryable = kind in _RETRYABLE_ERRORS and not is_context_overflow(message or "")
-        raise StreamFailure(text, retryable=retryable)
+        raise WireFailure(text, retryable=retryable)
 
     def _record_usage(self, usage: dict[str, Any]) -> None:
         counts = self._usage

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .._types import Model, Usage
+from ..._types import Model, Usage
 
 __all__ = ["priced_usage"]
 

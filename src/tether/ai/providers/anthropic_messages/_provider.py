@@ -3,41 +3,36 @@
 The request goes through the official SDK (``anthropic.AsyncAnthropic``), which keeps its
 authentication headers, ``anthropic-version``, its retries of 429 / 5xx / 529 / dropped
 connections with backoff that honours ``Retry-After``, and its error types. The reply is read as
-the SDK's raw streamed response, split into events by :mod:`._sse` and parsed with jiter — no
-pydantic object per event — then turned into tether's events by :mod:`._anthropic_events`. A
+the SDK's raw streamed response, split into events by :class:`~.._wire.SSEDecoder` and parsed
+with jiter — no pydantic object per event — then turned into tether's events by :mod:`._events`. A
 failure inside the 200 stream (an ``error`` event such as ``overloaded_error``, a connection
-cut) before any content reached the caller is retried too, at most ``max_retries`` times; after
-that it ends the message with stop reason ``error``, the partial content kept. An abort closes
-the response at once.
+cut) before any content reached the caller is retried too by the shared driver
+(:func:`~.._wire.drive`), at most ``max_retries`` times; after that it ends the message with stop
+reason ``error``, the partial content kept. An abort closes the response at once.
 """
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncGenerator, AsyncIterator
-from contextlib import AsyncExitStack, aclosing
+from contextlib import AsyncExitStack
 from typing import Any
 
 import anthropic
 import httpx2
 import jiter
 
-from .._stream import AssistantMessageEvent, StreamOptions
-from .._types import Context, Model
-from ._abort_guard import Aborted, AbortGuard
-from ._anthropic_events import EventTranslator, StreamFailure, error_detail
-from ._anthropic_request import request_body
-from ._assembler import MessageAssembler
-from ._client_cache import cached_client
-from ._errors import (
+from ..._stream import AssistantMessageEvent, StreamOptions
+from ..._types import Context, Model
+from .._errors import (
     dropped_stream_text,
     failure_text,
     provider_label,
-    retry_delay,
     scrub_secrets,
 )
-from ._keys import api_key_env, api_key_for
-from ._sse import SSEDecoder
+from .._keys import api_key_env, api_key_for
+from .._wire import AbortGuard, MessageAssembler, SSEDecoder, WireFailure, cached_client, drive
+from ._events import EventTranslator, error_detail
+from ._request import request_body
 
 __all__ = ["stream"]
 
@@ -56,9 +51,11 @@ async def stream(
         ):
             yield event
         return
-    guard = AbortGuard(options.signal)
+
+    def describe(exc: Exception) -> str:
+        return _failure_message(name, exc, api_key)
+
     try:
-        guard.check()
         body = request_body(model, context, options)
         client = cached_client(
             "anthropic",
@@ -72,34 +69,17 @@ async def stream(
                 default_headers=headers,
             ),
         )
-        retries = 0
-        while True:
-            translator = EventTranslator(assembler, api_key, name)
-            try:
-                attempt = _attempt(client, body, guard, translator, name, keyless=not api_key)
-                async with aclosing(attempt) as events:
-                    async for event in events:
-                        yield event
-                return
-            except StreamFailure as failure:
-                if (
-                    not failure.retryable
-                    or translator.content_reached_caller
-                    or retries >= options.max_retries
-                ):
-                    for event in assembler.fail("error", failure.message):
-                        yield event
-                    return
-                retries += 1
-                await guard.wait(asyncio.sleep(retry_delay(retries)))
-    except Aborted:
-        for event in assembler.fail("aborted", f"{name}: the request was aborted"):
+    except Exception as exc:  # the contract: a final error event, never an exception
+        for event in assembler.fail("error", describe(exc)):
             yield event
-    except Exception as exc:  # every failure ends as an error event, never an exception
-        for event in assembler.fail("error", _failure_message(name, exc, api_key)):
-            yield event
-    finally:
-        guard.close()
+        return
+
+    def attempt(guard: AbortGuard) -> AsyncGenerator[AssistantMessageEvent, None]:
+        translator = EventTranslator(assembler, api_key, name)
+        return _attempt(client, body, guard, translator, name, keyless=not api_key)
+
+    async for event in drive(assembler, options, attempt, describe):
+        yield event
 
 
 async def _attempt(
@@ -132,7 +112,7 @@ async def _attempt(
             except StopAsyncIteration:
                 break
             except httpx2.TransportError as exc:
-                raise StreamFailure(f"{name}: {dropped_stream_text(exc)}", retryable=True) from exc
+                raise WireFailure(f"{name}: {dropped_stream_text(exc)}", retryable=True) from exc
             for _name, data in decoder.feed(chunk):
                 guard.check()  # the caller may have aborted while it handled the last event
                 for event in handle(_parse(name, data)):
@@ -151,12 +131,12 @@ def _parse(name: str, data: bytes) -> dict[str, object]:
     try:
         event = jiter.from_json(data)
     except ValueError as exc:
-        raise StreamFailure(
+        raise WireFailure(
             f"{name}: the stream sent an event that is not JSON ({exc}): {data[:200]!r}",
             retryable=False,
         ) from exc
     if not isinstance(event, dict):
-        raise StreamFailure(
+        raise WireFailure(
             f"{name}: the stream sent an event that is not an object: {data[:200]!r}",
             retryable=False,
         )

@@ -1,6 +1,6 @@
-"""The embedded model's worker process: ``python -m tether.ai.providers._local_worker PATH N_CTX``.
+"""The embedded model's worker process: ``python -m tether.ai.providers.local._worker PATH N_CTX``.
 
-The ``local`` provider (:mod:`._local_process`) starts one per model file and talks to it in JSON
+The ``local`` provider (:mod:`._process`) starts one per model file and talks to it in JSON
 lines: requests on stdin, events on stdout. This process loads llama.cpp and the model once, then
 serves generations one at a time in the order they came; whatever happens in native code here —
 a segmentation fault, an ``abort()`` inside ggml, the out-of-memory killer — ends this process
@@ -14,7 +14,7 @@ In (one object a line):
   has not started).
 
 Out: ``{"event": "ready", "load_s": float, "extra_buffer_types": bool}`` once the model is
-loaded (the last as llama.cpp was given it: always false, see :mod:`._local_engine`), or
+loaded (the last as llama.cpp was given it: always false, see :mod:`._engine`), or
 ``{"event": "failed", "kind": "import" | "load", "message": str}`` and the process ends; then
 per request ``{"id", "event": "prompted", "tokens", "cached"}``, one
 ``{"id", "text"}`` per token, and ``{"id", "event": "finished", "reason", "message"}``.
@@ -37,7 +37,7 @@ import time
 from dataclasses import dataclass, field
 from typing import IO, Any
 
-from ._local_reports import Finished, Prompted
+from ._reports import Finished, Prompted
 
 __all__ = ["main"]
 
@@ -81,7 +81,7 @@ def main(argv: list[str]) -> int:
     os.dup2(2, 1)
     started = time.perf_counter()
     try:
-        from . import _local_engine as engine
+        from . import _engine as engine
     except ImportError as exc:
         _send(out, {"event": "failed", "kind": "import", "message": str(exc)})
         return 0
@@ -121,7 +121,7 @@ def main(argv: list[str]) -> int:
 def _generate(
     engine: Any, loaded: Any, message: dict[str, Any], requests: _Requests, out: IO[bytes]
 ) -> Finished:
-    from .._types import Tool
+    from ..._types import Tool
 
     request_id = message["id"]
     request = engine.GenerationRequest(

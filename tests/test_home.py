@@ -1,4 +1,5 @@
-"""open_private, write_private and private_dir: 0600 files and 0700 directories whatever the
+"""tether._home: the directories (TETHER_HOME, else the platform's), the one config.toml path,
+and open_private, write_private and private_dir: 0600 files and 0700 directories whatever the
 umask; the data directory tightened, a person's own directory left as it is."""
 
 from __future__ import annotations
@@ -8,9 +9,47 @@ import stat
 from collections.abc import Iterator
 from pathlib import Path
 
+import platformdirs
 import pytest
 
-from tether.ai.providers import open_private, private_dir, write_private
+from tether import _home
+from tether._home import (
+    config_dir,
+    config_toml_path,
+    data_dir,
+    models_config_path,
+    open_private,
+    private_dir,
+    write_private,
+)
+from tether.ai import providers
+
+
+def test_tether_home_holds_config_and_data(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TETHER_HOME", str(tmp_path))
+    assert config_dir() == tmp_path
+    assert data_dir() == tmp_path
+    assert models_config_path() == tmp_path / "models.toml"
+    assert config_toml_path() == tmp_path / "config.toml"
+
+
+def test_without_tether_home_the_platform_directories_are_used(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    for value in (None, ""):
+        if value is None:
+            monkeypatch.delenv("TETHER_HOME", raising=False)
+        else:
+            monkeypatch.setenv("TETHER_HOME", value)
+        config = Path(platformdirs.user_config_dir("tether", appauthor=False))
+        assert config_dir() == config
+        assert data_dir() == Path(platformdirs.user_data_dir("tether", appauthor=False))
+        assert config_toml_path() == config / "config.toml"
+
+
+def test_the_providers_package_keeps_offering_the_same_functions() -> None:
+    for name in ("config_dir", "data_dir", "open_private", "private_dir", "write_private"):
+        assert getattr(providers, name) is getattr(_home, name)
 
 
 def _mode(path: Path) -> int:

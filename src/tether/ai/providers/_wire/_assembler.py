@@ -13,8 +13,9 @@ from __future__ import annotations
 
 from collections.abc import Hashable
 from dataclasses import dataclass
+from typing import Any
 
-from .._stream import (
+from ..._stream import (
     AssistantMessageEvent,
     StreamDone,
     StreamError,
@@ -29,7 +30,7 @@ from .._stream import (
     ToolCallEnd,
     ToolCallStart,
 )
-from .._types import (
+from ..._types import (
     AssistantMessage,
     Model,
     StopReason,
@@ -70,6 +71,12 @@ class MessageAssembler:
         self.started = False
         self._open: int | None = None  # index of the open text or thinking block
         self._calls: dict[Hashable, _OpenCall] = {}
+
+    @property
+    def reached_caller(self) -> bool:
+        """Whether an event beyond ``start`` was handed out: a content block (trying the
+        request again would then show it twice)."""
+        return bool(self.partial.content)
 
     # -- the start ---------------------------------------------------------------------------
 
@@ -124,6 +131,18 @@ class MessageAssembler:
         if thinking:
             block.thinking = thinking
             events.append(ThinkingDelta(index, thinking, self.partial))
+        events.extend(self.close_text())
+        return events
+
+    def text_block(self, text: str) -> Events:
+        """A whole text block at once, closed (an empty one too: a script may hold one)."""
+        events = self.start()
+        events.extend(self.close_text())
+        block = TextContent("")
+        events.extend(self._begin(block))
+        if text:
+            block.text = text
+            events.append(TextDelta(len(self.partial.content) - 1, text, self.partial))
         events.extend(self.close_text())
         return events
 
@@ -188,6 +207,22 @@ class MessageAssembler:
         if problem is not None:
             call.block.arguments_error = _CUT_OFF if cut_off else problem
         return [ToolCallEnd(call.index, call.block, self.partial)]
+
+    def tool_call_known(
+        self,
+        key: Hashable,
+        delta: str,
+        arguments: dict[str, Any],
+        arguments_error: str | None = None,
+    ) -> Events:
+        """The last piece of a call whose arguments are known already (a scripted call): the
+        call ends holding ``arguments`` and ``arguments_error``, its text not parsed."""
+        call = self._calls.pop(key)
+        call.block.arguments = arguments
+        call.block.arguments_error = arguments_error
+        events: Events = [ToolCallDelta(call.index, delta, self.partial)] if delta else []
+        events.append(ToolCallEnd(call.index, call.block, self.partial))
+        return events
 
     # -- the end ---------------------------------------------------------------------------------
 

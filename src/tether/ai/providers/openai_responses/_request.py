@@ -21,8 +21,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .._stream import StreamOptions
-from .._types import (
+from ..._stream import StreamOptions
+from ..._types import (
     AssistantMessage,
     Context,
     ImageContent,
@@ -35,7 +35,7 @@ from .._types import (
     ToolResultMessage,
     UserMessage,
 )
-from ._tool_choice import merged_extras
+from .._tool_choice import merged_extras
 
 __all__ = ["request_body", "split_tool_call_id", "tool_call_id"]
 

@@ -17,9 +17,9 @@ from typing import Any
 
 import openai
 
-from ._abort_guard import AbortGuard
-from ._errors import failure_text
-from ._openai_client import openai_failure_text
+from .._errors import failure_text
+from .._openai_client import openai_failure_text
+from .._wire import AbortGuard
 
 __all__ = ["describe_request", "diagnose_empty_stream"]
 

@@ -2,7 +2,7 @@
 
 A small local model has no tool-calling wire format, so the system message tells it how a call
 is written — ``{"name": <tool>, "arguments": {...}}``, the one shape the grammar lets it emit
-(see :mod:`._local_grammar`) — and lists each tool with its description and parameter schema.
+(see :mod:`._grammar`) — and lists each tool with its description and parameter schema.
 Earlier calls are shown to it in that same shape, and their results come back as messages of
 the ``tool`` role. The GGUF's chat template then turns these messages into the prompt.
 """
@@ -13,7 +13,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from .._types import (
+from ..._types import (
     AssistantMessage,
     Context,
     ImageContent,
@@ -23,7 +23,7 @@ from .._types import (
     ToolResultMessage,
     UserMessage,
 )
-from ._transform import IMAGE_OMITTED
+from .._transform import IMAGE_OMITTED
 
 __all__ = ["TOOL_INSTRUCTIONS", "call_head", "call_text", "chat_messages"]
 

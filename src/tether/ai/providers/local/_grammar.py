@@ -24,8 +24,8 @@ from typing import Any
 
 from llama_cpp.llama_grammar import PRIMITIVE_RULES, RESERVED_NAMES, SchemaConverter
 
-from .._types import Tool
-from ._local_prompt import call_head
+from ..._types import Tool
+from ._prompt import call_head
 
 __all__ = ["integer_range", "reply_grammar"]
 

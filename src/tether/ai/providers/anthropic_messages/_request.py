@@ -16,8 +16,8 @@ import hashlib
 import re
 from typing import Any
 
-from .._stream import ReasoningLevel, StreamOptions
-from .._types import (
+from ..._stream import ReasoningLevel, StreamOptions
+from ..._types import (
     AssistantMessage,
     Context,
     ImageContent,
@@ -28,7 +28,7 @@ from .._types import (
     ToolCall,
     ToolResultMessage,
 )
-from ._tool_choice import merged_extras
+from .._tool_choice import merged_extras
 
 __all__ = ["THINKING_BUDGETS", "request_body", "thinking_settings", "wire_tool_call_id"]
 

