@@ -11,7 +11,7 @@ from pathlib import Path
 
 from tests.ai.providers.loopback import LoopbackServer
 
-from tether.ai import ToolResultMessage
+from tether.ai import NO_RESULT_RECORDED, ToolResultMessage
 from tether.session import INTERRUPTED_CALL, NOT_STARTED_CALL, CustomEntry, Session
 
 from .support import (
@@ -102,6 +102,6 @@ async def test_a_killed_run_resumes_with_every_started_call_answered_honestly(
                 assert text == NOT_STARTED_CALL, f"trial {trial}: {call_id}: {text}"
         # the resumed request answered every call from the session, nothing made up
         sent = json.dumps(server.requests[0].json()["messages"])
-        assert "No result was recorded" not in sent
+        assert NO_RESULT_RECORDED not in sent
         assert all(call_id in results for call_id in started)
     assert interrupted > 0  # the sweep did catch calls mid-flight

@@ -18,12 +18,12 @@ from tether.ai import (
     Context,
     Message,
     StreamOptions,
-    TextContent,
     Tool,
     ToolCall,
     ToolResultMessage,
     UserMessage,
     parameters_schema,
+    repair_transcript,
 )
 
 from ._dynamic_tools import activate_added_tools, refuse_duplicate_names, start_tool_set
@@ -215,40 +215,6 @@ def default_convert_to_llm(messages: list[AgentMessage]) -> list[Message]:
     ]
 
 
-UNANSWERED_CALL = (
-    "No result was recorded for this tool call: it may not have run, or it ran and its result"
-    " was lost. Check its effects before repeating it."
-)
-
-
-def answer_every_tool_call(messages: Sequence[Message]) -> list[Message]:
-    """The request's messages, made valid for any provider.
-
-    A response that failed or was aborted is left out of what the model is sent (the transcript
-    keeps it): it is an unfinished turn, and its tool calls, cut off, never ran. Any other tool
-    call without a result gets an error result right after its message, so every call is
-    answered.
-    """
-    answered = {m.tool_call_id for m in messages if isinstance(m, ToolResultMessage)}
-    repaired: list[Message] = []
-    for message in messages:
-        if not isinstance(message, AssistantMessage):
-            repaired.append(message)
-            continue
-        if message.failed:
-            continue
-        calls = message.tool_calls()
-        repaired.append(message)
-        for call in calls:
-            if call.id not in answered:
-                repaired.append(
-                    ToolResultMessage(
-                        call.id, call.name, [TextContent(UNANSWERED_CALL)], None, True
-                    )
-                )
-    return repaired
-
-
 def model_facing_tool(tool: AgentTool) -> Tool:
     return Tool(tool.name, tool.description, parameters_schema(tool.parameters))
 
@@ -273,7 +239,7 @@ async def _stream_assistant_message(
             llm_messages = await llm_messages
         request = Context(
             context.system_prompt,
-            answer_every_tool_call(llm_messages),
+            repair_transcript(llm_messages),
             [model_facing_tool(t) for t in tools_shown],
         )
         options = (

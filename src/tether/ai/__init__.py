@@ -16,6 +16,7 @@ from ._confirm_request import (
 from ._errors import TetherError
 from ._incremental_json import parse_streaming_json
 from ._json import from_json, to_json
+from ._repair import NO_RESULT_RECORDED, repair_transcript
 from ._stream import (
     AssistantMessageEvent,
     ReasoningLevel,
@@ -67,6 +68,7 @@ from ._validation import (
 __all__ = [
     "CONFIRM_REQUEST_PROPERTY",
     "FAILED_STOP_REASONS",
+    "NO_RESULT_RECORDED",
     "AbortController",
     "AbortError",
     "AbortSignal",
@@ -113,6 +115,7 @@ __all__ = [
     "from_json",
     "parameters_schema",
     "parse_streaming_json",
+    "repair_transcript",
     "to_json",
     "validate_arguments",
     "validate_tool_arguments",

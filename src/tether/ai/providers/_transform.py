@@ -5,11 +5,10 @@ result was never recorded; every API refuses some of that. :func:`transform_mess
 the transcript that model accepts, leaving the given messages untouched (a changed message is a
 new object):
 
-- an assistant message that ended in ``error`` or ``aborted`` is left out, and so are the tool
-  results that answer its calls (a tool result is kept only when it answers a call of the
-  assistant message it follows, and only once);
-- a call without a result gets an error result ("no result was recorded for this call"),
-  placed after the other results, before the next user or assistant message;
+- first the structural repair every request gets (:func:`tether.ai.repair_transcript`): an
+  assistant message that ended in ``error`` or ``aborted`` is left out, and so are tool results
+  that answer no call of the assistant message they follow; a call without a result gets an
+  error result ("no result was recorded for this call");
 - thinking is replayed as it is only to the model that wrote it (same provider, api and model);
   to any other model it becomes plain text, and redacted or empty thinking is left out;
 - an image reaches only a model with ``"image"`` in ``model.input``; others read a short note;
@@ -27,6 +26,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
+from .._repair import NO_RESULT_RECORDED, repair_transcript
 from .._types import (
     AssistantContent,
     AssistantMessage,
@@ -49,10 +49,8 @@ __all__ = [
     "transform_messages",
 ]
 
-NO_RESULT_RECORDED = "no result was recorded for this call"
 IMAGE_OMITTED = "(image omitted: this model does not accept images)"
 
-_FAILED = frozenset({"error", "aborted"})
 _ID_CHARACTER_NOT_ALLOWED = re.compile(r"[^A-Za-z0-9_-]")
 _ID_LIMITS = {"openai-completions": 40}
 _DEFAULT_ID_LIMIT = 64
@@ -69,25 +67,20 @@ def transform_messages(messages: list[Message], model: Model) -> list[Message]:
     ids = _ToolCallIds(tool_call_id_limit(model.api))
     images = "image" in model.input
     out: list[Message] = []
-    awaiting: list[_Call] = []
-    for message in messages:
+    calls: list[_Call] = []
+    for message in repair_transcript(messages):
         if isinstance(message, ToolResultMessage):
-            call = next((c for c in awaiting if c.original_id == message.tool_call_id), None)
-            if call is not None:
-                awaiting.remove(call)
+            call = next((c for c in calls if c.original_id == message.tool_call_id), None)
+            if call is not None:  # always, on a repaired transcript
+                calls.remove(call)
                 out.append(_result_for(message, call.id, images))
-            continue
-        if isinstance(message, AssistantMessage) and message.stop_reason in _FAILED:
-            continue
-        out.extend(_missing_results(awaiting))
-        if isinstance(message, UserMessage):
-            awaiting = []
+        elif isinstance(message, UserMessage):
+            calls = []
             out.append(_user_for(message, images))
-            continue
-        assistant, awaiting = _assistant_for(message, model, ids)
-        if assistant.content:
-            out.append(assistant)
-    out.extend(_missing_results(awaiting))
+        else:
+            assistant, calls = _assistant_for(message, model, ids)
+            if assistant.content:
+                out.append(assistant)
     return out
 
 
@@ -186,16 +179,3 @@ def _without_images(content: list[ToolResultContent]) -> list[ToolResultContent]
 
 def _same_blocks(new: Sequence[object], old: Sequence[object]) -> bool:
     return len(new) == len(old) and all(a is b for a, b in zip(new, old, strict=True))
-
-
-def _missing_results(awaiting: list[_Call]) -> list[ToolResultMessage]:
-    return [
-        ToolResultMessage(
-            tool_call_id=call.id,
-            tool_name=call.name,
-            content=[TextContent(NO_RESULT_RECORDED)],
-            is_error=True,
-            timestamp=call.timestamp,
-        )
-        for call in awaiting
-    ]
