@@ -24,6 +24,7 @@ from pydantic_core import to_json
 from ._abort import AbortSignal
 from ._stream import AssistantMessageEvent, StreamDone, StreamError, StreamOptions
 from ._types import (
+    FAILED_STOP_REASONS,
     AssistantContent,
     AssistantMessage,
     Context,
@@ -137,7 +138,7 @@ class FauxModel:
         partial.stop_reason = scripted.stop_reason
         partial.usage = replace(scripted.usage)
         partial.error_message = scripted.error_message
-        if scripted.stop_reason in ("error", "aborted"):
+        if scripted.stop_reason in FAILED_STOP_REASONS:
             if partial.error_message is None:
                 partial.error_message = f"FauxModel scripted stop reason {scripted.stop_reason!r}"
             yield StreamError(partial, partial)

@@ -21,7 +21,6 @@ canonically (:mod:`._key`).
 
 from __future__ import annotations
 
-import fnmatch
 import itertools
 import posixpath
 import re
@@ -35,10 +34,28 @@ from ._budget import check_size
 from ._call import Call, Paths, collapse, display, parse_options
 from ._expand import Environment, brace_expand, expand_word
 from ._files import FileRules
+from ._find_operands import exec_placeholder, find_roots
 from ._heredoc import heredoc_disagreements
 from ._indirect import indirect_readings
 from ._lex import as_bash_reads_it, differs_from_the_parser
 from ._parse import Command, Script, ShellParser, Word
+from ._program_kinds import (
+    DECLARATIONS,
+    DELETERS,
+    DOWNLOADERS,
+    EVALUATING,
+    NETWORK,
+    NOT_READING,
+    SAFE_ENV,
+    SEARCHERS,
+    SECRET_VARIABLE,
+    SENSITIVE_ENV,
+    STDIN_FILES,
+    STORED_CODE,
+    SYSTEM_BIN,
+    WRAPPER_OPTIONS,
+    WRAPPER_RAISES,
+)
 from ._words import (
     EXPANDS,
     INTERPRETERS,
@@ -61,45 +78,6 @@ __all__ = ["Walk"]
 _MAX_DEPTH = 6
 _SCAN_SECONDS = 0.025
 """The budget of the deny scan after a spent one (:meth:`ShellPolicy._denied_past_budget`)."""
-_SYSTEM_BIN = frozenset({"/bin", "/sbin", "/usr/bin", "/usr/sbin", "/usr/local/bin"})
-_STDIN_FILES = frozenset({"-", "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"})
-_NETWORK = frozenset({"nc", "ncat", "telnet", "socat", "openssl", "cryptcat"})
-_DOWNLOADERS = frozenset({"curl", "wget", "fetch", "aria2c", "http", "https", "xh", "lwp-request"})
-# Commands whose arguments may name a secret without reading it (listing, using a key).
-_NOT_READING = frozenset({"ls", "stat", "test", "[", "[[", "echo", "printf", "chmod", "chown",
-                          "chgrp", "ssh", "ssh-add", "ssh-keygen", "rm", "which", "type", "file",
-                          "du", "realpath", "readlink", "basename", "dirname", "find",
-                          "apropos", "whatis"})  # fmt: skip
-_DELETERS = frozenset({"rm", "shred", "unlink", "rmdir", "mv"})
-_SEARCHERS = frozenset({"grep", "egrep", "fgrep", "rg"})
-_SECRET_VARIABLE = re.compile(r"\$\{?\w*(KEY|TOKEN|SECRET|PASSW|CREDENTIAL)", re.I)
-_STORED_CODE = re.compile(r"\$\(|`|\$\{")
-# Commands that evaluate the text of their arguments (subscripts, arithmetic, names).
-_EVALUATING = frozenset({"[[", "let", "declare", "typeset", "local", "readonly", "export",
-                         "read", "unset", "eval"})  # fmt: skip
-_DECLARATIONS = frozenset({"export", "declare", "typeset", "local", "readonly", "alias"})
-_SAFE_ENV = re.compile(r"^(LC_\w+|LANG|LANGUAGE|TZ|NO_COLOR|FORCE_COLOR|CLICOLOR|COLUMNS|TERM)$")
-_SENSITIVE_ENV = re.compile(
-    r"^(PATH|LD_\w+|DYLD_\w+|IFS|BASH_ENV|ENV|PROMPT_COMMAND|PS4|SHELLOPTS|BASHOPTS|CDPATH|HOME|"
-    r"GLOBIGNORE|GIT_\w+|PAGER|MANPAGER|LESS\w*|EDITOR|VISUAL|PYTHON\w+|PERL5\w+|RUBYOPT|NODE_OPTIONS)$"
-)
-# The options of each wrapper that take a value ("=": VAR=value words may follow them).
-_WRAPPERS = {
-    "sudo": "= -u -g -h -p -C -D -r -t -U -T -R --user --group --host --prompt --chdir --role "
-    "--type --other-user --close-from --command-timeout", "doas": "-u -C",
-    "env": "= -u --unset -C --chdir", "timeout": "-s --signal -k --kill-after",
-    "nice": "-n --adjustment", "ionice": "-c --class -n --classdata -t", "exec": "-a",
-    "stdbuf": "-i -o -e --input --output --error", "npx": "-p --package",
-    "xargs": "-a --arg-file -d --delimiter -E -I -L --max-lines -n --max-args -P --max-procs -s "
-    "--max-chars --process-slot-var",
-    **dict.fromkeys(("nohup", "command", "builtin", "time", "setsid", "coproc", "busybox", "bunx",
-                     "pnpx", "uvx"), ""),
-}  # fmt: skip
-_RAISES = {
-    "sudo": "runs as another user", "doas": "runs as another user", "exec": "replaces the shell",
-    "xargs": "runs a command on arguments read from its input", "coproc": "starts a coprocess",
-    **dict.fromkeys(("npx", "bunx", "pnpx", "uvx"), "downloads and runs a package"),
-}  # fmt: skip
 
 
 class _Effect(NamedTuple):
@@ -198,17 +176,17 @@ class Walk(FileRules):
     def _command(self, cmd: Command, depth: int) -> list[_Effect]:
         for assignment in cmd.assignments:
             name, value = assignment.name, assignment.value.value
-            if cmd.name is not None and not _SAFE_ENV.match(name):
+            if cmd.name is not None and not SAFE_ENV.match(name):
                 self._approve(f"{name}=... {cmd.name.raw}: runs with a changed environment")
-            elif cmd.name is None and _SENSITIVE_ENV.match(name):
+            elif cmd.name is None and SENSITIVE_ENV.match(name):
                 self._approve(f"{name}=...: changes how later commands run")
             elif cmd.name is None:
                 self.verdicts.append(Verdict.allow(f"{name}=...: sets a shell variable"))
-            if value is not None and _SENSITIVE_ENV.match(name):
+            if value is not None and SENSITIVE_ENV.match(name):
                 self._evidence([value], depth, f"{name}=...: a command some program may run")
             if value is None and cmd.name is None:
                 value = self._expanded_value(assignment.value)
-            if value is not None and _STORED_CODE.search(value):
+            if value is not None and STORED_CODE.search(value):
                 self._evidence([value], depth, f"{name}=...: holds code bash may run later")
             if cmd.name is None and value is not None:
                 check_size(value)
@@ -222,7 +200,7 @@ class Walk(FileRules):
             return []
         name = cmd.name.value.strip()
         if "/" in name:
-            if posixpath.dirname(posixpath.normpath(name)) not in _SYSTEM_BIN:
+            if posixpath.dirname(posixpath.normpath(name)) not in SYSTEM_BIN:
                 self._approve(f"{name}: runs a program outside the system binary directories")
             name = posixpath.basename(name)
         return self._call(name, cmd.args, cmd, depth)
@@ -255,12 +233,12 @@ class Walk(FileRules):
             fields.extend(shlex.quote(f) for f in expanded)
             check_size("".join(fields))
         name = cmd.name.value if cmd.name is not None else None
-        evaluates = name in _EVALUATING or (
+        evaluates = name in EVALUATING or (
             name in ("printf", "test", "[") and any(w.value == "-v" for w in cmd.args)
         )
         if evaluates:
             for word in cmd.args:
-                if word.value is not None and _STORED_CODE.search(word.value):
+                if word.value is not None and STORED_CODE.search(word.value):
                     self._evidence([word.value], depth, f"{name}: evaluates {word.raw[:40]}")
         if changed and fields:
             text = " ".join(w.raw for w in words)
@@ -276,7 +254,7 @@ class Walk(FileRules):
 
     def _call(self, name: str, words: tuple[Word, ...], cmd: Command, depth: int) -> list[_Effect]:
         """Unwrap wrappers, then classify the command they run."""
-        while name in WRAPPERS or name in _WRAPPERS:
+        while name in WRAPPERS or name in WRAPPER_OPTIONS:
             if name in WRAPPERS:
                 inner = self._program(name, words, depth)
                 if inner is None:
@@ -285,8 +263,8 @@ class Walk(FileRules):
                     return []
                 name, words = posixpath.basename(inner[0].value or ""), inner[1:]
                 continue
-            if name in _RAISES:
-                self._approve(f"{display(name, words)}: {_RAISES[name]}")
+            if name in WRAPPER_RAISES:
+                self._approve(f"{display(name, words)}: {WRAPPER_RAISES[name]}")
             inner = self._wrapped(name, words, cmd)
             if inner is None:
                 break
@@ -299,11 +277,11 @@ class Walk(FileRules):
                 name, words = posixpath.basename(inner[0].value), inner[1:]
         values = rules.canonical_options(name, tuple(w.value for w in words))
         call = Call(name, values, display(name, words), self.paths)
-        if any(_SECRET_VARIABLE.search(w.raw) for w in words):
+        if any(SECRET_VARIABLE.search(w.raw) for w in words):
             self._approve(f"{call.display}: uses a variable that looks like a secret")
         for variable, _, value in (v.partition("=") for v in call.values if v and "=" in v):
             if (name == "alias" and self._aliases_expand()) or (
-                name in _DECLARATIONS and _SENSITIVE_ENV.match(variable)
+                name in DECLARATIONS and SENSITIVE_ENV.match(variable)
             ):
                 self._evidence([value], depth, f"{call.display}: defines a command")
         if name in SHELLS:
@@ -356,7 +334,7 @@ class Walk(FileRules):
         """``source <(...)`` or ``. /dev/stdin``: judge the code; whether it reads its input."""
         if word.raw.startswith("<("):
             self._substituted_script(call, word, depth)
-        if word.value not in _STDIN_FILES:
+        if word.value not in STDIN_FILES:
             return False
         self._approve(f"{call.display}: runs a script read from its input")
         for fed in fed_words(cmd):
@@ -367,7 +345,7 @@ class Walk(FileRules):
         """The command a wrapper runs (``()``: xargs' default ``echo``); ``None``: it runs none."""
         if name == "env":
             words = split_string(words)
-        takes_value = _WRAPPERS[name].split()
+        takes_value = WRAPPER_OPTIONS[name].split()
         values = [w.value for w in words]
         index = 0
         while index < len(values) and is_option(values[index]):
@@ -433,7 +411,7 @@ class Walk(FileRules):
         if rest and rest[0].raw.startswith("<("):
             self._substituted_script(call, rest[0], depth)
             return _Effect(call, "shell")
-        if rest and "s" not in letters and rest[0].value not in _STDIN_FILES:
+        if rest and "s" not in letters and rest[0].value not in STDIN_FILES:
             self._fetched(call, rest[:1])
             self._approve(f"{call.display}: runs the script {rest[0].raw}")
             return _Effect(call, "shell")
@@ -475,19 +453,14 @@ class Walk(FileRules):
         """Deny running code that a substitution in ``words`` downloads or decodes."""
         for command in (c for word in words for c in word.substitutions):
             name = posixpath.basename((command.name.value or "") if command.name else "")
-            if name in _DOWNLOADERS:
+            if name in DOWNLOADERS:
                 self._deny(f"{call.display}: runs code downloaded by {name}")
             elif rules.decodes(name, tuple(w.value for w in command.args)):
                 self._deny(f"{call.display}: runs data decoded by {name}")
 
     def _find(self, call: Call, words: tuple[Word, ...], cmd: Command, depth: int) -> None:
-        values, index = call.values, 0
-        while index < len(values) and values[index] in ("-H", "-L", "-P", "-D"):
-            index += 2 if values[index] == "-D" else 1
-        start = index
-        while index < len(values) and not (values[index] or "-").startswith(("-", "(", "!")):
-            index += 1
-        roots = list(values[start:index]) or ["."]
+        values = call.values
+        roots, start, index = find_roots(values)
         acted = False
         while index < len(values):
             value = values[index]
@@ -499,21 +472,13 @@ class Walk(FileRules):
                 self._approve(f"{call.display}: find -exec runs a command for each file")
                 narrowed = narrowed_by(values[start + len(roots) : index])
                 for root in roots if end > index else ():
-                    fill = root or "{}"
-                    if (
-                        narrowed is not None
-                        and root
-                        and not fnmatch.fnmatchcase(
-                            posixpath.basename(root.rstrip("/")) or "/", narrowed
-                        )
-                    ):  # {} is a found file below the root, never the root itself
-                        fill = posixpath.join(root, "found")
+                    fill = exec_placeholder(root, narrowed)
                     filled = [Word(w.raw, w.value and w.value.replace("{}", fill)) for w in words]
                     self._call("command", tuple(filled[index:end]), cmd, depth)
             runs = (
                 posixpath.basename(values[index] or "") if executes and index < len(values) else ""
             )
-            if value == "-delete" or runs in _DELETERS:
+            if value == "-delete" or runs in DELETERS:
                 self._approve(f"{call.display}: find -delete deletes files")
                 narrowed = narrowed_by(values[start + len(roots) : index])
                 for root in roots if narrowed is None else ():
@@ -545,7 +510,7 @@ class Walk(FileRules):
         for target in targets:
             self._path(call.display, target, "write")
         reads = rules.read_only_paths(call.name, call.values)
-        if call.name not in _NOT_READING:
+        if call.name not in NOT_READING:
             self._secrets(call, {t for t in targets if t is not None} | not_files(call)
                           | quoted_patterns(call, cmd))  # fmt: skip
         family = rules.family(call.name)
@@ -560,8 +525,8 @@ class Walk(FileRules):
             self._approve(f"{call.display}: not on the read-only list")
         else:
             for path in reads:
-                self._path(call.display, path, "list" if call.name in _NOT_READING else "read")
-                best = self.paths.best(path) if path and call.name in _SEARCHERS else ""
+                self._path(call.display, path, "list" if call.name in NOT_READING else "read")
+                best = self.paths.best(path) if path and call.name in SEARCHERS else ""
                 if best and rules.secret_directory(best, self.paths.home):
                     self._deny(f"{call.display}: searches {path}, which holds secrets")
             self.verdicts.append(Verdict.allow(f"{call.display}: read-only"))
@@ -584,8 +549,8 @@ class Walk(FileRules):
         if name == "cat" and not values and fed and all(w.value is not None for w in fed):
             return _Effect(call, "text", "\n".join(w.value or "" for w in fed))
         decodes = rules.decodes(name, values)
-        role = "download" if name in _DOWNLOADERS else "decode" if decodes else ""
-        return _Effect(call, role or ("network" if name in _NETWORK else "other"))
+        role = "download" if name in DOWNLOADERS else "decode" if decodes else ""
+        return _Effect(call, role or ("network" if name in NETWORK else "other"))
 
     def _code(self, call: Call, cmd: Command) -> None:
         """Interpreter one-liners: judge the shell commands the code runs; deny a fork loop."""
@@ -600,7 +565,7 @@ class Walk(FileRules):
         """``make -f /dev/stdin`` (or a process substitution): judge the recipes it is fed."""
         opts = parse_options(call.values, frozenset({"-f", "--file", "--makefile", "-C"}))
         files = opts.valued.get("-f", []) + opts.valued.get("--file", [])
-        if not any(f in _STDIN_FILES or f is None for f in files):
+        if not any(f in STDIN_FILES or f is None for f in files):
             return
         self._approve(f"{call.display}: runs recipes from a makefile it is fed")
         for word in fed_words(cmd):

@@ -31,6 +31,7 @@ from ..._stream import (
     ToolCallStart,
 )
 from ..._types import (
+    FAILED_STOP_REASONS,
     AssistantMessage,
     Model,
     StopReason,
@@ -243,7 +244,7 @@ class MessageAssembler:
 
     def done(self, stop_reason: StopReason, error_message: str | None = None) -> Events:
         """Close everything and finish. ``error``/``aborted`` end in an ``error`` event."""
-        if stop_reason in ("error", "aborted"):
+        if stop_reason in FAILED_STOP_REASONS:
             return self.fail(stop_reason, error_message or f"The model stopped: {stop_reason}")
         events = self.start()
         events.extend(self.close_all(cut_off=stop_reason == "length"))

@@ -44,7 +44,7 @@ from typing import Any, Literal
 
 from ..._confirm_request import without_confirm_request
 from ..._stream import AssistantMessageEvent, StreamOptions
-from ..._types import Context, Model, Tool
+from ..._types import FAILED_STOP_REASONS, Context, Model, Tool
 from .._errors import failure_text
 from .._tool_choice import TOOL_CHOICES
 from .._wire import ABORTED, Events, MessageAssembler
@@ -214,7 +214,7 @@ def _shown_tools(tools: Sequence[Tool]) -> list[Tool]:
 
 
 def _ending(finished: Finished, reader: _ReplyReader, assembler: MessageAssembler) -> Events:
-    if finished.reason in ("aborted", "error"):
+    if finished.reason in FAILED_STOP_REASONS:
         message = ABORTED if finished.reason == "aborted" else finished.message
         return reader.finish(complete=False) + assembler.fail(finished.reason, message)
     complete = finished.reason == "stop"
