@@ -94,7 +94,6 @@ async def run_workflow(spec: dict[str, Any]) -> dict[str, Any]:
         agent.stream_fn = durable.stream(agent.stream_fn)
         before = agent.loop_options.get("before_tool_call") or _allow_all
         agent.loop_options["before_tool_call"] = durable.before_tool_call(before)
-        agent.loop_options["tool_execution"] = "sequential"
         agent.set_tools([durable.tool(tool) for tool in agent.state.tools])
         digest = catalog_digest(agent)
         info = engine_info(_database)
@@ -125,6 +124,7 @@ async def run_workflow(spec: dict[str, Any]) -> dict[str, Any]:
             await agent.prompt(str(spec["task"]))
         finally:
             watcher.cancel()
+        await durable.flush()  # the facts of a run that ended after its calls (terminate)
         return _outcome(agent, durable)
     finally:
         built.close()
@@ -168,11 +168,14 @@ def serve_worker(
     *,
     executor_id: str = "local",
     approval_expiry: float = DEFAULT_APPROVAL_EXPIRY,
+    rate: tuple[int, float] | None = None,
     ready: Callable[[], None] | None = None,
     stop: threading.Event | None = None,
 ) -> None:
-    """Run ``queue``'s runs, at most ``concurrency`` at a time in this process, until ``stop``
-    is set. Runs this executor left pending (a crash) are recovered first."""
+    """Run ``queue``'s runs, at most ``concurrency`` at a time in this process and, with
+    ``rate = (N, SECONDS)``, at most N started per SECONDS over every worker of the queue (DBOS's
+    queue limiter; the queue's limits are the last started worker's), until ``stop`` is set.
+    Runs this executor left pending (a crash) are recovered first."""
     global _builder, _database, _approval_expiry
     if concurrency < 1:
         raise DurableError(f"--concurrency must be 1 or more, got {concurrency}")
@@ -190,7 +193,13 @@ def serve_worker(
     )
     DBOS.launch()
     try:
-        DBOS.register_queue(queue, worker_concurrency=concurrency, polling_interval_sec=0.2)
+        DBOS.register_queue(
+            queue,
+            worker_concurrency=concurrency,
+            limiter={"limit": rate[0], "period": rate[1]} if rate else None,
+            polling_interval_sec=0.2,
+            on_conflict="always_update",
+        )
         if ready is not None:
             ready()
         (stop or threading.Event()).wait()
