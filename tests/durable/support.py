@@ -15,6 +15,7 @@ import json
 import os
 import re
 import signal
+import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -29,11 +30,13 @@ TASK = re.compile(r"run (\S+): (\d+) steps")
 
 @dataclass(frozen=True)
 class Asked:
-    """One model request: which run, how many tool results it carried, which reply it got."""
+    """One model request: which run, how many tool results it carried, which reply it got,
+    and when it came (``time.monotonic()``)."""
 
     run: str
     turn: int
     serial: int
+    at: float = 0.0
 
 
 class _Requests(list[Request]):
@@ -66,7 +69,7 @@ class StatefulModel(LoopbackServer):
         run, steps = found.group(1), int(found.group(2))
         turn = sum(1 for m in messages if m["role"] == "tool")
         serial = len(self.asked)
-        self.asked.append(Asked(run, turn, serial))
+        self.asked.append(Asked(run, turn, serial, time.monotonic()))
         if turn < steps:
             mark = f"{run}:{turn}"
             command = (

@@ -31,7 +31,7 @@ commands:
   tether skills list|show|validate|trust  Agent Skills here; trust the project's own
   tether hands list|check NAME        the hands of config.toml ([hands.NAME]): tools, gate, host
   tether runs submit --queue Q -p "task"  a durable run (DBOS), printed id; returns at once
-  tether worker --queue Q --concurrency N  run queue Q's durable runs (survive kill -9)
+  tether worker --queue Q --concurrency N [--rate N/S]  run queue Q's durable runs
   tether runs list|show RUN|approve RUN CALL DECISION|cancel RUN|logs RUN
 
 In print and json modes nobody can answer an approval: a call that needs one is denied
@@ -184,6 +184,12 @@ def _add_durable_commands(commands: argparse._SubParsersAction[argparse.Argument
         default=24 * 3600.0,
         metavar="SECONDS",
         help="how long a run waits for a person before denying (86400)",
+    )
+    worker.add_argument(
+        "--rate",
+        default=None,
+        metavar="N/SECONDS",
+        help="start at most N of the queue's runs per SECONDS, over all workers (no limit)",
     )
     runs = commands.add_parser("runs", help="submit, list, show, approve, cancel durable runs")
     actions = runs.add_subparsers(dest="action", metavar="ACTION", required=True)

@@ -4,12 +4,20 @@ that reaches the database. Only the database is touched (a DBOS client); no run 
 from __future__ import annotations
 
 import uuid
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
 from ._approvals import PENDING_EVENT, approval_message, approval_topic
-from ._engine import WORKFLOW_NAME, DurableError, EngineInfo, engine_info, load_dbos
+from ._engine import (
+    WORKFLOW_NAME,
+    DurableError,
+    EngineInfo,
+    QueueLimits,
+    engine_info,
+    load_dbos,
+)
 
 __all__ = ["RunInfo", "RunsClient"]
 
@@ -64,6 +72,21 @@ class RunsClient:
     def list(self) -> list[RunInfo]:
         rows = self._client.list_workflows(name=WORKFLOW_NAME, sort_desc=True, load_output=False)
         return [_info(row) for row in rows]
+
+    def queues(self) -> Sequence[QueueLimits]:
+        """Every queue a worker registered, with its limits."""
+        found = []
+        for queue in self._client.list_queues(application_name="tether"):
+            limiter = queue.limiter
+            found.append(
+                QueueLimits(
+                    queue.name,
+                    queue.worker_concurrency,
+                    limiter["limit"] if limiter else None,
+                    limiter["period"] if limiter else None,
+                )
+            )
+        return sorted(found, key=lambda q: q.name)
 
     def show(self, run_id: str) -> RunInfo:
         rows = self._client.list_workflows(workflow_ids=[run_id])
