@@ -58,9 +58,11 @@ from tether.ai import (
 from tether.gate import Gate, action_digest
 from tether.session import INTERRUPTED_CALL
 
-__all__ = ["FACTS_STEP", "MODEL_STEP", "DurableRun", "call_digest"]
+__all__ = ["COMPACTION_STEP", "FACTS_STEP", "MODEL_STEP", "DurableRun", "call_digest"]
 
 MODEL_STEP: Final = "tether.model_turn"
+COMPACTION_STEP: Final = "tether.compaction_summary"
+"""A compaction's summary request: recorded, so a recovery never asks for it again."""
 FACTS_STEP: Final = "tether.tool_facts"
 """The step that records ``{"decided": {call: decision}, "executed": {call: outcome}}``."""
 
@@ -75,6 +77,11 @@ def call_digest(name: str, args: Any) -> str:
 
 @DBOS.step(name=MODEL_STEP)
 async def _model_turn(ask: Callable[[], Awaitable[AssistantMessage]]) -> AssistantMessage:
+    return await ask()
+
+
+@DBOS.step(name=COMPACTION_STEP)
+async def _compaction_summary(ask: Callable[[], Awaitable[AssistantMessage]]) -> AssistantMessage:
     return await ask()
 
 
@@ -159,8 +166,10 @@ class DurableRun:
         finally:
             self._writing = None
 
-    def stream(self, inner: StreamFn) -> StreamFn:
-        """``inner`` as one step per model call: the final message is what is checkpointed."""
+    def stream(self, inner: StreamFn, *, summary: bool = False) -> StreamFn:
+        """``inner`` as one step per model call: the final message is what is checkpointed
+        (a :data:`COMPACTION_STEP` when ``summary``: the compactor's requests)."""
+        step = _compaction_summary if summary else _model_turn
 
         async def durable_stream(
             model: Model, context: Context, options: StreamOptions
@@ -176,7 +185,7 @@ class DurableRun:
 
             await self.recorded()
             await self.flush()
-            message = await _model_turn(ask)
+            message = await step(ask)
             if message.stop_reason in ("error", "aborted"):
                 yield StreamError(message, message)
             else:
@@ -231,13 +240,14 @@ class DurableRun:
             call_id: str, params: Any, signal: AbortSignal, on_update: UpdateCallback | None
         ) -> AgentToolResult | str:
             recorded = await self.recorded()
+            while not idempotent and call_id in self._unwritten:
+                await self._write()  # on record before it runs: it may have run (also when
+                # replayed, so that the writes, and with them the steps, come as they first did)
             outcome = recorded["executed"].get(call_id)
             if outcome is None:
                 if call_id in recorded["decided"] and not idempotent:
                     outcome = {"error": INTERRUPTED_CALL, "interrupted": True}
                 else:
-                    while not idempotent and call_id in self._unwritten:
-                        await self._write()  # on record before it runs: it may have run
                     outcome = await _run(execute, call_id, params, signal, on_update)
             self._pending["executed"][call_id] = outcome
             if outcome.get("interrupted"):

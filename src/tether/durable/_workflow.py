@@ -25,6 +25,7 @@ from tether import __version__
 from tether.agent import Agent
 from tether.ai import AssistantMessage
 from tether.gate import Approver, Catalog, Gate
+from tether.session import Compactor
 
 from ._approvals import DurableApprover
 from ._engine import (
@@ -92,6 +93,9 @@ async def run_workflow(spec: dict[str, Any]) -> dict[str, Any]:
         built.gate.approval_timeout = None  # the durable approver's expiry governs
         agent = built.agent
         agent.stream_fn = durable.stream(agent.stream_fn)
+        compactor = agent.loop_options.get("transform_context")
+        if isinstance(compactor, Compactor):  # its summary is a model call too
+            compactor.stream_fn = durable.stream(compactor.stream_fn, summary=True)
         before = agent.loop_options.get("before_tool_call") or _allow_all
         agent.loop_options["before_tool_call"] = durable.before_tool_call(before)
         agent.set_tools([durable.tool(tool) for tool in agent.state.tools])
