@@ -37,5 +37,6 @@ async def test_a_completed_compaction_is_not_asked_again_after_a_kill(tmp_path: 
     assert len(summaries) == 2 and set(summaries.values()) == {1}, s.model.asked  # once each
     turns = Counter(a.turn for a in s.model.asked if a.summary is None)
     assert turns == {0: 1, 1: 1, 2: 1}, s.model.asked
+    assert s.model.side_effects() == ["start s:0", "end s:0", "start s:1"]  # none ran twice
     results = [m for m in transcript(s.home, run_id) if m["role"] == "tool_result"]
     assert [r["content"][0]["text"] == INTERRUPTED_CALL for r in results] == [False, True]
