@@ -212,6 +212,11 @@ def _add_durable_commands(commands: argparse._SubParsersAction[argparse.Argument
     approve.add_argument("run", metavar="RUN")
     approve.add_argument("call", metavar="CALL", help="the tool call's id (tether runs show)")
     approve.add_argument("decision", choices=("allow_once", "deny_once"))
+    approve.add_argument(
+        "--digest",
+        metavar="D",
+        help="refuse unless the call's arguments are the ones with this digest (runs show)",
+    )
 
 
 def _add_mcp_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

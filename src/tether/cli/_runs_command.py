@@ -134,7 +134,7 @@ def _runs_action(client: Any, args: Any) -> int:
             print(f"{run.run_id}  {run.status:<9}  {run.queue}  {run.created}  {task}")
         return 0
     if action == "approve":
-        pending = client.approve(args.run, args.call, args.decision)
+        pending = client.approve(args.run, args.call, args.decision, args.digest)
         print(f"{args.decision} sent for {pending['tool_name']} call {args.call} of {args.run}")
         return 0
     if action == "cancel":

@@ -105,8 +105,16 @@ class RunsClient:
         info.error = str(rows[0].error) if rows[0].error is not None else None
         return info
 
-    def approve(self, run_id: str, call_id: str, decision: str) -> dict[str, Any]:
-        """Answer the call ``run_id`` waits on; refused unless it waits on exactly ``call_id``."""
+    def pending(self, run_id: str) -> tuple[str, dict[str, Any] | None]:
+        """The run's status and the call it waits on a person for (``None``: none)."""
+        info = self.show(run_id)
+        return info.status, info.pending
+
+    def approve(
+        self, run_id: str, call_id: str, decision: str, digest: str | None = None
+    ) -> dict[str, Any]:
+        """Answer the call ``run_id`` waits on; refused unless it waits on exactly ``call_id``
+        (and, given ``digest``, on exactly the arguments it names: the ones the person saw)."""
         info = self.show(run_id)
         pending = info.pending
         if pending is None:
@@ -117,6 +125,12 @@ class RunsClient:
         if pending.get("tool_call_id") != call_id:
             raise DurableError(
                 f"run {run_id} waits on call {pending.get('tool_call_id')}, not {call_id}"
+            )
+        if digest is not None and digest != pending.get("digest"):
+            raise DurableError(
+                f"run {run_id} waits on call {call_id} with digest {pending.get('digest')}, "
+                f"not {digest}: these are not the arguments that were shown; look again "
+                "(tether runs show)"
             )
         try:
             message = approval_message(call_id, str(pending["digest"]), decision)
