@@ -25,7 +25,9 @@ from typing import Any
 from tests.ai.providers.loopback import LoopbackServer, Request
 from tests.cli.support import MODEL, TETHER, environment, text_reply, tool_reply, write_models_toml
 
-TASK = re.compile(r"run (\S+): (\d+) steps")
+TASK = re.compile(r"run (\S+): (\d+) steps(?:, (\d+) wide)?")
+"""A run's task: its name, how many turns call ``bash``, and how many calls each such turn
+makes at once (a parallel batch; one unless it says)."""
 SUMMARY = re.compile(r"summary after (\d+) results")
 RESULT = re.compile(r"\[\w+ result(?: \(error\))?\]")
 
@@ -80,18 +82,20 @@ class StatefulModel(LoopbackServer):
             reply = f"summary after {summarised} results of run {run}: {steps} steps"
             self.add(text_reply(f"{reply} (summary-{serial})"))
             return
-        turn = before + sum(1 for m in messages if m["role"] == "tool")
+        wide = int(found.group(3) or 1)
+        turn = (before + sum(1 for m in messages if m["role"] == "tool")) // wide
         self.asked.append(Asked(run, turn, serial, time.monotonic()))
         if turn < steps:
-            mark = f"{run}:{turn}"
-            command = (
-                f"echo start {mark} >> side.log; sleep {self.pause}; echo end {mark} >> side.log"
-            )
-            self.add(
-                tool_reply(
-                    (f"call_{run}_{turn}", "bash", {"command": command}), text=f"reply-{serial}"
+            calls = []
+            for index in range(wide):
+                part = f"{turn}{'abcdefgh'[index]}" if wide > 1 else str(turn)
+                mark = f"{run}:{part}"
+                command = (
+                    f"echo start {mark} >> side.log; sleep {self.pause}; "
+                    f"echo end {mark} >> side.log"
                 )
-            )
+                calls.append((f"call_{run}_{part}", "bash", {"command": command}))
+            self.add(tool_reply(*calls, text=f"reply-{serial}"))
         else:
             self.add(text_reply(f"done {run} reply-{serial}"))
 
