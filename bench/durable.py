@@ -119,6 +119,9 @@ def measure_steps(url: str, k: int, reps: int) -> dict[str, float]:
             if round_:
                 empty.append(time.perf_counter() - start)
         result = {name: statistics.median(values) for name, values in times.items()}
+        for suffix in ("", "_parallel"):  # the quietest round: what the machine can do
+            pairs = zip(times["durable" + suffix], times["plain" + suffix], strict=True)
+            result["best" + suffix] = min(durable - plain for durable, plain in pairs)
         result["empty_step"] = statistics.median(empty) / (2 * k)
         result["writes"] = writes["sequential"]
         result["writes_parallel"] = writes["parallel"]
@@ -208,6 +211,7 @@ def main() -> None:
                     durable / args.k * 1e6,
                     int(times["writes" + suffix]),
                     times["empty_step"] * 1e6,
+                    times["best" + suffix] / args.k * 1e6,
                 )
                 rows.append(row)
                 print(f"{name}, {execution}: {row.overhead:.0f} µs per tool call", flush=True)
@@ -229,6 +233,8 @@ class Row:
     """µs per call, durable."""
     writes: int
     empty_step: float
+    best: float
+    """µs per call of overhead in the quietest round."""
 
     @property
     def overhead(self) -> float:
@@ -251,16 +257,19 @@ def report(args: Any, rows: list[Row], speed: dict[int, float]) -> None:
         '`tool_execution="sequential"`; *one batch*: the default parallel execution.',
         "",
         "| database | calls run | plain loop µs/call | durable µs/call | overhead µs per "
-        "call | durable / plain | fact writes | an empty DBOS step, µs |",
-        "|---|---|---:|---:|---:|---:|---:|---:|",
+        "call | durable / plain | overhead, quietest round | fact writes | an empty DBOS "
+        "step, µs |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|",
         *[
             f"| {r.database} | {r.execution} | {r.plain:.0f} | {r.durable:.0f} | "
-            f"{r.overhead:.0f} | {r.durable / r.plain:.0f}x | {r.writes} | {r.empty_step:.0f} |"
+            f"{r.overhead:.0f} | {r.durable / r.plain:.0f}x | {r.best:.0f} | {r.writes} | "
+            f"{r.empty_step:.0f} |"
             for r in rows
         ],
         "",
-        f"**SQLite: {one.overhead / 1000:.2f} ms per tool call one at a time, "
-        f"{batch.overhead / 1000:.2f} ms in a batch** (goal at most 2 ms: "
+        f"**SQLite: {one.overhead / 1000:.2f} ms per tool call one at a time "
+        f"({one.best / 1000:.2f} ms in the quietest round), "
+        f"{batch.overhead / 1000:.2f} ms in a batch** (goal at most 2 ms, by the median: "
         f"{'met' if one.overhead <= 2000 else 'not met'} one at a time, "
         f"{'met' if batch.overhead <= 2000 else 'not met'} in a batch). A call's facts — its "
         "decision and its result — are one step of DBOS (`tether.tool_facts`), written only "
@@ -269,7 +278,10 @@ def report(args: Any, rows: list[Row], speed: dict[int, float]) -> None:
         "model call, before a park for a person. A batch writes all its decisions once before "
         "its first such call runs, and its results once before the next turn: two writes "
         f"for {args.k} calls. The last column is DBOS's own floor, a step that does nothing: "
-        "one at a time, a call costs about one of them.",
+        "one at a time, a call costs about one of them. (The first design, two steps per call "
+        "— decided, executed — measured 6.83 ms per call one at a time with that floor at "
+        "2.99 ms: 2.3 floors per call; the machine's load moves the floor, so compare in "
+        "floors.)",
         "",
         f"| workers (--concurrency 2 each) | {args.runs} runs, seconds |",
         "|---|---:|",

@@ -201,7 +201,9 @@ def _add_durable_commands(commands: argparse._SubParsersAction[argparse.Argument
     submit.add_argument("--gate", choices=GATE_MODES, default=None, help="gate mode (normal)")
     submit.add_argument("--tools", default=None, metavar="LIST", help=f"default {DEFAULT_TOOLS}")
     submit.add_argument("--no-sandbox", action="store_true", help="run bash without bubblewrap")
-    actions.add_parser("list", help="every run, newest first, with the engine and database")
+    actions.add_parser(
+        "list", help="every run, newest first, with the engine, database and queue limits"
+    )
     for name, text in (
         ("show", "a run's status, record, pending approval and steps"),
         ("cancel", "end a run and kill its tool processes"),
