@@ -58,7 +58,18 @@ from tether.ai import (
 from tether.gate import Gate, action_digest
 from tether.session import INTERRUPTED_CALL
 
-__all__ = ["COMPACTION_STEP", "FACTS_STEP", "MODEL_STEP", "DurableRun", "call_digest"]
+__all__ = [
+    "COMPACTION_STEP",
+    "FACTS_STEP",
+    "MODEL_STEP",
+    "STEPS_FORMAT",
+    "DurableRun",
+    "call_digest",
+]
+
+STEPS_FORMAT: Final = "facts-1"
+"""The shape of a run's steps, kept in its record: a run recorded in another shape (the first
+design's ``tether.tool_decided``/``tether.tool_executed``) cannot be replayed by this code."""
 
 MODEL_STEP: Final = "tether.model_turn"
 COMPACTION_STEP: Final = "tether.compaction_summary"

@@ -35,7 +35,7 @@ from ._engine import (
     engine_info,
     use_sqlite_wal,
 )
-from ._steps import DurableRun
+from ._steps import STEPS_FORMAT, DurableRun
 
 __all__ = ["BuiltRun", "RunBuilder", "RunRefused", "serve_worker"]
 
@@ -105,6 +105,7 @@ async def run_workflow(spec: dict[str, Any]) -> dict[str, Any]:
         def describe() -> dict[str, Any]:
             return {
                 "tether_version": __version__,
+                "steps_format": STEPS_FORMAT,
                 "catalog_digest": digest,
                 "engine": info.engine,
                 "database": info.database,
@@ -113,6 +114,14 @@ async def run_workflow(spec: dict[str, Any]) -> dict[str, Any]:
             }
 
         record = await _run_record(describe)
+        if record.get("steps_format") != STEPS_FORMAT:
+            refused = True
+            raise RunRefused(
+                f"run {run_id} was recorded by tether {record['tether_version']} with steps "
+                f"of another shape ({record.get('steps_format') or 'decided/executed'}) than "
+                f"this worker replays ({STEPS_FORMAT}), so it is not recovered here. Finish it "
+                "with a worker of the tether that started it."
+            )
         if record["catalog_digest"] != digest:
             refused = True
             raise RunRefused(
