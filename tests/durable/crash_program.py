@@ -1,11 +1,12 @@
 """A durable run in its own process, killed (SIGKILL) inside one of its tools on the first go.
 
-    python -m tests.durable.crash_program DB_FILE LOG_FILE CRASH_TOOL
+    python -m tests.durable.crash_program DB_FILE LOG_FILE CRASH_TOOL [sequential|parallel]
 
 The run (workflow id ``crash-run``) calls ``look`` (declared idempotent), then ``poke`` (not),
-then answers. Each tool appends its name to LOG_FILE; the one named CRASH_TOOL then kills the
-process, the first time only. Started again with the same arguments, DBOS recovers the run at
-launch; the program prints the run's tool results as JSON lines.
+then answers: one call per turn (``sequential``), or both in one turn run as a parallel batch.
+Each tool appends its name to LOG_FILE; the one named CRASH_TOOL then kills the process, the
+first time only. Started again with the same arguments, DBOS recovers the run at launch; the
+program prints the run's tool results and how many fact writes this process made, as JSON.
 """
 
 from __future__ import annotations
@@ -26,11 +27,14 @@ from tether.durable import DurableRun
 from tether.gate import Gate
 
 DB, LOG, CRASH = sys.argv[1], sys.argv[2], sys.argv[3]
+EXECUTION = sys.argv[4] if len(sys.argv) > 4 else "sequential"
 SCHEMA: dict[str, Any] = {"type": "object", "properties": {}}
 
 
 def answer(context: Context) -> AssistantMessage:
     done = sum(isinstance(m, ToolResultMessage) for m in context.messages)
+    if EXECUTION == "parallel" and not done:
+        return faux_message(*(faux_tool_call(n, {}, id=f"call_{n}") for n in ("look", "poke")))
     if done < 2:
         name = ("look", "poke")[done]
         return faux_message(faux_tool_call(name, {}, id=f"call_{name}"))
@@ -51,7 +55,7 @@ def tool(name: str, **metadata: Any) -> AgentTool:
 
 
 @DBOS.workflow(name="tests.crash_run")
-async def crash_run() -> list[dict[str, Any]]:
+async def crash_run() -> dict[str, Any]:
     gate = Gate("yolo")
     run = DurableRun(gate)
     model = FauxModel([answer] * 6)
@@ -59,23 +63,23 @@ async def crash_run() -> list[dict[str, Any]]:
     config = AgentLoopConfig(
         model=model.model,
         stream_fn=run.stream(model.stream),
-        tool_execution="sequential",
+        tool_execution="parallel" if EXECUTION == "parallel" else "sequential",
         before_tool_call=run.before_tool_call(gate.before_tool_call),
     )
     stream = agent_loop([UserMessage("go")], AgentContext("", [], tools), config)
     async for _ in stream:
         pass
-    return [
+    results = [
         {"name": m.tool_name, "text": m.content[0].text, "is_error": m.is_error}
         for m in await stream.result()
         if isinstance(m, ToolResultMessage) and isinstance(m.content[0], TextContent)
     ]
+    return {"results": results, "writes": run.writes}
 
 
 async def main() -> None:
     handle = await DBOS.start_workflow_async(crash_run)  # the same id: the recovered run
-    for result in await handle.get_result():
-        print(json.dumps(result))
+    print(json.dumps(await handle.get_result()))
 
 
 if __name__ == "__main__":

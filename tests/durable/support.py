@@ -15,6 +15,7 @@ import json
 import os
 import re
 import signal
+import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -24,16 +25,24 @@ from typing import Any
 from tests.ai.providers.loopback import LoopbackServer, Request
 from tests.cli.support import MODEL, TETHER, environment, text_reply, tool_reply, write_models_toml
 
-TASK = re.compile(r"run (\S+): (\d+) steps")
+TASK = re.compile(r"run (\S+): (\d+) steps(?:, (\d+) wide)?")
+"""A run's task: its name, how many turns call ``bash``, and how many calls each such turn
+makes at once (a parallel batch; one unless it says)."""
+SUMMARY = re.compile(r"summary after (\d+) results")
+RESULT = re.compile(r"\[\w+ result(?: \(error\))?\]")
 
 
 @dataclass(frozen=True)
 class Asked:
-    """One model request: which run, how many tool results it carried, which reply it got."""
+    """One model request: which run, how many tool results it carried (a summary request:
+    how many it summarises), which reply it got, and when it came (``time.monotonic()``)."""
 
     run: str
     turn: int
     serial: int
+    at: float = 0.0
+    summary: str | None = None
+    """A summary request: the conversation it summarises."""
 
 
 class _Requests(list[Request]):
@@ -64,19 +73,29 @@ class StatefulModel(LoopbackServer):
         found = TASK.search(text)
         assert found, text
         run, steps = found.group(1), int(found.group(2))
-        turn = sum(1 for m in messages if m["role"] == "tool")
+        earlier = SUMMARY.search(text)  # a compacted context starts with the newest summary
+        before = int(earlier.group(1)) if earlier else 0
         serial = len(self.asked)
-        self.asked.append(Asked(run, turn, serial))
+        if "<conversation>" in text:  # the compactor asks for a summary
+            summarised = before + len(RESULT.findall(text))
+            self.asked.append(Asked(run, summarised, serial, time.monotonic(), summary=text))
+            reply = f"summary after {summarised} results of run {run}: {steps} steps"
+            self.add(text_reply(f"{reply} (summary-{serial})"))
+            return
+        wide = int(found.group(3) or 1)
+        turn = (before + sum(1 for m in messages if m["role"] == "tool")) // wide
+        self.asked.append(Asked(run, turn, serial, time.monotonic()))
         if turn < steps:
-            mark = f"{run}:{turn}"
-            command = (
-                f"echo start {mark} >> side.log; sleep {self.pause}; echo end {mark} >> side.log"
-            )
-            self.add(
-                tool_reply(
-                    (f"call_{run}_{turn}", "bash", {"command": command}), text=f"reply-{serial}"
+            calls = []
+            for index in range(wide):
+                part = f"{turn}{'abcdefgh'[index]}" if wide > 1 else str(turn)
+                mark = f"{run}:{part}"
+                command = (
+                    f"echo start {mark} >> side.log; sleep {self.pause}; "
+                    f"echo end {mark} >> side.log"
                 )
-            )
+                calls.append((f"call_{run}_{part}", "bash", {"command": command}))
+            self.add(tool_reply(*calls, text=f"reply-{serial}"))
         else:
             self.add(text_reply(f"done {run} reply-{serial}"))
 
@@ -85,8 +104,11 @@ class StatefulModel(LoopbackServer):
         return log.read_text().splitlines() if log.exists() else []
 
 
-def prepare_home(home: Path, url: str) -> None:
-    write_models_toml(home, url)
+def prepare_home(home: Path, url: str, context_window: int = 128000) -> None:
+    write_models_toml(home, url, context_window=context_window)
+    if context_window < 2048:  # a window that small needs answers smaller than 1024 tokens
+        models = home / "models.toml"
+        models.write_text(models.read_text().replace("max_tokens = 1024", "max_tokens = 64"))
 
 
 def durable_env(home: Path, db: str | None = None) -> dict[str, str]:
@@ -208,10 +230,10 @@ class Scene:
 
 @asynccontextmanager
 async def scene(
-    tmp_path: Path, *, pause: float = 0.0, db: str | None = None
+    tmp_path: Path, *, pause: float = 0.0, db: str | None = None, context_window: int = 128000
 ) -> AsyncIterator[Scene]:
     home, work = tmp_path / "home", tmp_path / "work"
     work.mkdir()
     async with StatefulModel(work, pause=pause) as model:
-        prepare_home(home, model.url)
+        prepare_home(home, model.url, context_window)
         yield Scene(model, home, work, durable_env(home, db))

@@ -45,6 +45,10 @@ async def test_an_approval_outlives_the_worker_and_binds_to_its_call(tmp_path: P
             assert "waiting for approval" in await wait_for_pending(run_id, env, work)
             other = await refused("runs", "approve", run_id, "call_x", "allow_once", s=s)
             assert "waits on call call_a_0, not call_x" in other
+            stale = await refused(
+                "runs", "approve", run_id, "call_a_0", "allow_once", "--digest", "0" * 64, s=s
+            )
+            assert "not the arguments that were shown" in stale
             client = DBOSClient(system_database_url=f"sqlite:///{s.home / 'durable.sqlite'}")
             try:  # an answer for other arguments, on this call's topic, is discarded
                 forged = {"tool_call_id": "call_a_0", "digest": "0" * 64, "decision": "allow_once"}
@@ -56,7 +60,15 @@ async def test_an_approval_outlives_the_worker_and_binds_to_its_call(tmp_path: P
             assert s.model.side_effects() == []
 
             said = await tether(
-                "runs", "approve", run_id, "call_a_0", "allow_once", env=env, cwd=work
+                "runs",
+                "approve",
+                run_id,
+                "call_a_0",
+                "allow_once",
+                "--digest",
+                digest,
+                env=env,
+                cwd=work,
             )
             assert "allow_once sent for bash call call_a_0" in said
             statuses = await wait_for_runs([run_id], env, work)

@@ -1,6 +1,7 @@
 """``kill -9`` of a worker in the middle of multi-turn runs, at random points, then a new
 worker: every run finishes; no turn whose answer was recorded is asked of the model again; no
-``bash`` call (not idempotent) runs twice; a call cut off by the kill says ``interrupted``."""
+``bash`` call (not idempotent) runs twice, also in a parallel batch of two; a call cut off by
+the kill says ``interrupted``."""
 
 from __future__ import annotations
 
@@ -16,13 +17,16 @@ from .support import Worker, scene, submit, transcript, wait_for_runs
 RUNS = 10
 STEPS = 3
 KILLS = 3
+WIDE = ("", ", 2 wide")
 
 
 async def test_a_run_survives_kill_9_of_its_worker(tmp_path: Path) -> None:
     rng = random.Random()
     async with scene(tmp_path, pause=0.3) as s:
-        runs = [
-            await submit(f"run r{i}: {STEPS} steps", "q", s.env, s.work, "--gate", "yolo")
+        runs = [  # every other run makes two calls a turn: a parallel batch
+            await submit(
+                f"run r{i}: {STEPS} steps{WIDE[i % 2]}", "q", s.env, s.work, "--gate", "yolo"
+            )
             for i in range(RUNS)
         ]
         concurrency = ("--concurrency", str(RUNS))

@@ -31,7 +31,7 @@ commands:
   tether skills list|show|validate|trust  Agent Skills here; trust the project's own
   tether hands list|check NAME        the hands of config.toml ([hands.NAME]): tools, gate, host
   tether runs submit --queue Q -p "task"  a durable run (DBOS), printed id; returns at once
-  tether worker --queue Q --concurrency N  run queue Q's durable runs (survive kill -9)
+  tether worker --queue Q --concurrency N [--rate N/S]  run queue Q's durable runs
   tether runs list|show RUN|approve RUN CALL DECISION|cancel RUN|logs RUN
 
 In print and json modes nobody can answer an approval: a call that needs one is denied
@@ -182,6 +182,12 @@ def _add_durable_commands(commands: argparse._SubParsersAction[argparse.Argument
         metavar="SECONDS",
         help="how long a run waits for a person before denying (86400)",
     )
+    worker.add_argument(
+        "--rate",
+        default=None,
+        metavar="N/SECONDS",
+        help="start at most N of the queue's runs per SECONDS, over all workers (no limit)",
+    )
     runs = commands.add_parser("runs", help="submit, list, show, approve, cancel durable runs")
     actions = runs.add_subparsers(dest="action", metavar="ACTION", required=True)
     submit = actions.add_parser("submit", help="enqueue a run; prints its id at once")
@@ -192,7 +198,9 @@ def _add_durable_commands(commands: argparse._SubParsersAction[argparse.Argument
     submit.add_argument("--gate", choices=GATE_MODES, default=None, help="gate mode (normal)")
     _add_tools_option(submit, "default %(default_tools)s")
     submit.add_argument("--no-sandbox", action="store_true", help="run bash without bubblewrap")
-    actions.add_parser("list", help="every run, newest first, with the engine and database")
+    actions.add_parser(
+        "list", help="every run, newest first, with the engine, database and queue limits"
+    )
     for name, text in (
         ("show", "a run's status, record, pending approval and steps"),
         ("cancel", "end a run and kill its tool processes"),
@@ -203,6 +211,11 @@ def _add_durable_commands(commands: argparse._SubParsersAction[argparse.Argument
     approve.add_argument("run", metavar="RUN")
     approve.add_argument("call", metavar="CALL", help="the tool call's id (tether runs show)")
     approve.add_argument("decision", choices=("allow_once", "deny_once"))
+    approve.add_argument(
+        "--digest",
+        metavar="D",
+        help="refuse unless the call's arguments are the ones with this digest (runs show)",
+    )
 
 
 def _add_mcp_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

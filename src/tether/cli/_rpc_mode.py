@@ -1,9 +1,11 @@
 """RPC mode: JSON lines both ways, so an editor or another program can drive tether.
 
 In (stdin), one command per line: ``prompt``, ``steer``, ``follow_up`` (each with ``text``),
-``abort``, ``approval`` (``request_id``, ``decision``), ``task_cancel`` (``task_id``) and
-``get_state``. Out (stdout): the session header, every agent event, each background task's
-``task_start`` / ``task_output`` / ``task_end``, an ``approval_request`` whenever the gate
+``abort``, ``approval`` (``request_id``, ``decision``), ``task_cancel`` (``task_id``),
+``get_state``, and for durable runs ``run_pending`` (``run``) and ``run_approval`` (``run``,
+``call``, ``decision``, ``digest``; see :mod:`._rpc_runs`). Out (stdout): the session
+header, every agent event, each background task's ``task_start`` / ``task_output`` /
+``task_end``, an ``approval_request`` whenever the gate
 needs a person, and a ``response`` to each command (``success``, and ``error`` saying what was
 wrong). A line that is not a valid command gets an error response; nothing on stdin can crash
 the loop. At the end of input the current run finishes, with approvals still pending denied,
@@ -25,6 +27,7 @@ from tether.runtime import RunSettings, build_runtime
 
 from ._event_json import dumps, event_to_json, task_event_to_json
 from ._print_mode import session_header
+from ._rpc_runs import RUN_COMMANDS, finish_run_commands, handle_run_command
 
 __all__ = ["RpcApprover", "run_rpc"]
 
@@ -112,6 +115,7 @@ async def run_rpc(
         approver.deny_all()
         if running is not None:
             await asyncio.gather(running, return_exceptions=True)
+        await finish_run_commands()
         await runtime.stop_tasks()
     finally:
         runtime.close()
@@ -179,8 +183,13 @@ def _handle(
             _cancel_task(runtime, output, task_id)
     elif kind == "get_state":
         output.write(_success(kind, state=_state(runtime, approver, busy)))
+    elif kind in RUN_COMMANDS:
+        handle_run_command(kind, command, output.write)
     else:
-        known = "prompt, steer, follow_up, abort, approval, task_cancel, get_state"
+        known = (
+            "prompt, steer, follow_up, abort, approval, task_cancel, get_state, "
+            "run_pending, run_approval"
+        )
         output.write(_failure(kind, f"unknown command {kind!r}; known: {known}"))
     return running
 

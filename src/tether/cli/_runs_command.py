@@ -33,10 +33,12 @@ def run_durable(args: Any) -> int:
 def _worker(args: Any, url: str) -> int:
     from tether import durable
 
+    rate = durable.parse_rate(args.rate) if args.rate else None
+    limits = durable.QueueLimits(args.queue, args.concurrency, *(rate or (None, None)))
+
     def ready() -> None:
         print(
-            f"worker {args.executor_id}: queue {args.queue}, concurrency {args.concurrency}; "
-            f"{durable.engine_info(url).line()}",
+            f"worker {args.executor_id}: {limits.line()}; {durable.engine_info(url).line()}",
             file=sys.stderr,
             flush=True,
         )
@@ -50,6 +52,7 @@ def _worker(args: Any, url: str) -> int:
             _build_run,
             executor_id=args.executor_id,
             approval_expiry=args.approval_expiry,
+            rate=rate,
             ready=ready,
         )
     except KeyboardInterrupt:
@@ -126,12 +129,14 @@ def _runs_action(client: Any, args: Any) -> int:
         return 0
     if action == "list":
         print(client.info.line())
+        for queue in client.queues():
+            print(queue.line())
         for run in client.list():
             task = run.task.replace("\n", " ")[:60]
             print(f"{run.run_id}  {run.status:<9}  {run.queue}  {run.created}  {task}")
         return 0
     if action == "approve":
-        pending = client.approve(args.run, args.call, args.decision)
+        pending = client.approve(args.run, args.call, args.decision, args.digest)
         print(f"{args.decision} sent for {pending['tool_name']} call {args.call} of {args.run}")
         return 0
     if action == "cancel":

@@ -21,8 +21,10 @@ from ._engine import (
     WORKFLOW_NAME,
     DurableError,
     EngineInfo,
+    QueueLimits,
     database_url,
     engine_info,
+    parse_rate,
     use_sqlite_wal,
 )
 
@@ -41,6 +43,7 @@ __all__ = [
     "DurableError",
     "DurableRun",
     "EngineInfo",
+    "QueueLimits",
     "RunBuilder",
     "RunInfo",
     "RunRefused",
@@ -49,6 +52,7 @@ __all__ = [
     "call_digest",
     "database_url",
     "engine_info",
+    "parse_rate",
     "serve_worker",
     "use_sqlite_wal",
 ]

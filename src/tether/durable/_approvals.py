@@ -66,6 +66,7 @@ class DurableApprover:
         if request.digest != digest:
             _log.error("approval for %s: the gate's digest is not the run's; denying", call)
             return "deny_once"
+        await self.run.flush()  # what ran before the wait is on record before it parks
         deadline = await _deadline(self.expiry)
         pending = {
             "tool_call_id": call,

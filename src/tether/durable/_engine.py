@@ -21,9 +21,11 @@ __all__ = [
     "WORKFLOW_NAME",
     "DurableError",
     "EngineInfo",
+    "QueueLimits",
     "database_url",
     "engine_info",
     "load_dbos",
+    "parse_rate",
     "use_sqlite_wal",
 ]
 
@@ -47,6 +49,40 @@ class EngineInfo:
 
     def line(self) -> str:
         return f"engine: {self.engine}  database: {self.database}"
+
+
+@dataclass(frozen=True, slots=True)
+class QueueLimits:
+    """A queue's limits as its workers registered them: runs at once per worker, and at most
+    ``rate_limit`` starts per ``rate_period`` seconds over all workers (``None``: no limit)."""
+
+    name: str
+    concurrency: int | None = None
+    rate_limit: int | None = None
+    rate_period: float | None = None
+
+    def line(self) -> str:
+        at_once = f"{self.concurrency} at once per worker" if self.concurrency else "no limit"
+        rate = (
+            f", at most {self.rate_limit} started per {self.rate_period:g}s"
+            if self.rate_limit and self.rate_period
+            else ""
+        )
+        return f"queue {self.name}: {at_once}{rate}"
+
+
+def parse_rate(text: str) -> tuple[int, float]:
+    """``N/SECONDS`` (``10/60``: ten runs a minute) as ``(N, SECONDS)``, checked."""
+    count, _, period = text.partition("/")
+    try:
+        limit, seconds = int(count), float(period)
+    except ValueError:
+        limit, seconds = 0, 0.0
+    if limit < 1 or not seconds > 0:
+        raise DurableError(
+            f"--rate {text!r}: give N/SECONDS, N runs started at most per SECONDS (e.g. 10/60)"
+        )
+    return limit, seconds
 
 
 def load_dbos() -> ModuleType:

@@ -4,12 +4,20 @@ that reaches the database. Only the database is touched (a DBOS client); no run 
 from __future__ import annotations
 
 import uuid
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
 from ._approvals import PENDING_EVENT, approval_message, approval_topic
-from ._engine import WORKFLOW_NAME, DurableError, EngineInfo, engine_info, load_dbos
+from ._engine import (
+    WORKFLOW_NAME,
+    DurableError,
+    EngineInfo,
+    QueueLimits,
+    engine_info,
+    load_dbos,
+)
 
 __all__ = ["RunInfo", "RunsClient"]
 
@@ -65,6 +73,21 @@ class RunsClient:
         rows = self._client.list_workflows(name=WORKFLOW_NAME, sort_desc=True, load_output=False)
         return [_info(row) for row in rows]
 
+    def queues(self) -> Sequence[QueueLimits]:
+        """Every queue a worker registered, with its limits."""
+        found = []
+        for queue in self._client.list_queues(application_name="tether"):
+            limiter = queue.limiter
+            found.append(
+                QueueLimits(
+                    queue.name,
+                    queue.worker_concurrency,
+                    limiter["limit"] if limiter else None,
+                    limiter["period"] if limiter else None,
+                )
+            )
+        return sorted(found, key=lambda q: q.name)
+
     def show(self, run_id: str) -> RunInfo:
         rows = self._client.list_workflows(workflow_ids=[run_id])
         if not rows:
@@ -82,8 +105,16 @@ class RunsClient:
         info.error = str(rows[0].error) if rows[0].error is not None else None
         return info
 
-    def approve(self, run_id: str, call_id: str, decision: str) -> dict[str, Any]:
-        """Answer the call ``run_id`` waits on; refused unless it waits on exactly ``call_id``."""
+    def pending(self, run_id: str) -> tuple[str, dict[str, Any] | None]:
+        """The run's status and the call it waits on a person for (``None``: none)."""
+        info = self.show(run_id)
+        return info.status, info.pending
+
+    def approve(
+        self, run_id: str, call_id: str, decision: str, digest: str | None = None
+    ) -> dict[str, Any]:
+        """Answer the call ``run_id`` waits on; refused unless it waits on exactly ``call_id``
+        (and, given ``digest``, on exactly the arguments it names: the ones the person saw)."""
         info = self.show(run_id)
         pending = info.pending
         if pending is None:
@@ -94,6 +125,12 @@ class RunsClient:
         if pending.get("tool_call_id") != call_id:
             raise DurableError(
                 f"run {run_id} waits on call {pending.get('tool_call_id')}, not {call_id}"
+            )
+        if digest is not None and digest != pending.get("digest"):
+            raise DurableError(
+                f"run {run_id} waits on call {call_id} with digest {pending.get('digest')}, "
+                f"not {digest}: these are not the arguments that were shown; look again "
+                "(tether runs show)"
             )
         try:
             message = approval_message(call_id, str(pending["digest"]), decision)

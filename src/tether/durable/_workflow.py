@@ -25,6 +25,7 @@ from tether import __version__
 from tether.agent import Agent
 from tether.ai import AssistantMessage, TetherError
 from tether.gate import Approver, Catalog, Gate
+from tether.session import Compactor
 
 from ._approvals import DurableApprover
 from ._engine import (
@@ -34,7 +35,7 @@ from ._engine import (
     engine_info,
     use_sqlite_wal,
 )
-from ._steps import DurableRun
+from ._steps import STEPS_FORMAT, DurableRun
 
 __all__ = ["BuiltRun", "RunBuilder", "RunRefused", "serve_worker"]
 
@@ -92,9 +93,11 @@ async def run_workflow(spec: dict[str, Any]) -> dict[str, Any]:
         built.gate.approval_timeout = None  # the durable approver's expiry governs
         agent = built.agent
         agent.stream_fn = durable.stream(agent.stream_fn)
+        compactor = agent.loop_options.get("transform_context")
+        if isinstance(compactor, Compactor):  # its summary is a model call too
+            compactor.stream_fn = durable.stream(compactor.stream_fn, summary=True)
         before = agent.loop_options.get("before_tool_call") or _allow_all
         agent.loop_options["before_tool_call"] = durable.before_tool_call(before)
-        agent.loop_options["tool_execution"] = "sequential"
         agent.set_tools([durable.tool(tool) for tool in agent.state.tools])
         digest = catalog_digest(agent)
         info = engine_info(_database)
@@ -102,6 +105,7 @@ async def run_workflow(spec: dict[str, Any]) -> dict[str, Any]:
         def describe() -> dict[str, Any]:
             return {
                 "tether_version": __version__,
+                "steps_format": STEPS_FORMAT,
                 "catalog_digest": digest,
                 "engine": info.engine,
                 "database": info.database,
@@ -110,6 +114,14 @@ async def run_workflow(spec: dict[str, Any]) -> dict[str, Any]:
             }
 
         record = await _run_record(describe)
+        if record.get("steps_format") != STEPS_FORMAT:
+            refused = True
+            raise RunRefused(
+                f"run {run_id} was recorded by tether {record['tether_version']} with steps "
+                f"of another shape ({record.get('steps_format') or 'decided/executed'}) than "
+                f"this worker replays ({STEPS_FORMAT}), so it is not recovered here. Finish it "
+                "with a worker of the tether that started it."
+            )
         if record["catalog_digest"] != digest:
             refused = True
             raise RunRefused(
@@ -125,6 +137,7 @@ async def run_workflow(spec: dict[str, Any]) -> dict[str, Any]:
             await agent.prompt(str(spec["task"]))
         finally:
             watcher.cancel()
+        await durable.flush()  # the facts of a run that ended after its calls (terminate)
         return _outcome(agent, durable)
     finally:
         built.close()
@@ -168,11 +181,14 @@ def serve_worker(
     *,
     executor_id: str = "local",
     approval_expiry: float = DEFAULT_APPROVAL_EXPIRY,
+    rate: tuple[int, float] | None = None,
     ready: Callable[[], None] | None = None,
     stop: threading.Event | None = None,
 ) -> None:
-    """Run ``queue``'s runs, at most ``concurrency`` at a time in this process, until ``stop``
-    is set. Runs this executor left pending (a crash) are recovered first."""
+    """Run ``queue``'s runs, at most ``concurrency`` at a time in this process and, with
+    ``rate = (N, SECONDS)``, at most N started per SECONDS over every worker of the queue (DBOS's
+    queue limiter; the queue's limits are the last started worker's), until ``stop`` is set.
+    Runs this executor left pending (a crash) are recovered first."""
     global _builder, _database, _approval_expiry
     if concurrency < 1:
         raise DurableError(f"--concurrency must be 1 or more, got {concurrency}")
@@ -190,7 +206,13 @@ def serve_worker(
     )
     DBOS.launch()
     try:
-        DBOS.register_queue(queue, worker_concurrency=concurrency, polling_interval_sec=0.2)
+        DBOS.register_queue(
+            queue,
+            worker_concurrency=concurrency,
+            limiter={"limit": rate[0], "period": rate[1]} if rate else None,
+            polling_interval_sec=0.2,
+            on_conflict="always_update",
+        )
         if ready is not None:
             ready()
         (stop or threading.Event()).wait()
