@@ -217,3 +217,22 @@ async def test_an_empty_stream_whose_unstreamed_request_fails_too_says_both():
     text = message.error_message or ""
     assert "empty stream" in text and "loopback script exhausted" in text
     assert len(server.requests) == 3  # the stream; the probe, tried once more after its 500
+
+
+async def test_an_empty_stream_for_tool_choice_required_whose_probe_is_a_500_still_advises():
+    # llama-cpp-python 0.3.36 answers the unstreamed "required" with HTTP 500 and an empty
+    # message; the SDK tries the probe once more
+    replies = [recorded("choice_required"), *[recorded("choice_required_ns")] * 2]
+    async with LoopbackServer(replies) as server:
+        message = await run(
+            llama_model(server),
+            Context("", [UserMessage("hi")], [READ]),
+            StreamOptions(tool_choice="required", max_retries=0),
+        )
+    text = message.error_message or ""
+    assert text.startswith("llamacpp HTTP 500 internal_server_error: no further detail — the")
+    assert "Error code" not in text  # the SDK's fallback would only repeat the status
+    assert '1 tool (read), tool_choice "required"' in text
+    assert "it got this answer; llama.cpp's Python server streams tool calls only" in text
+    assert "--tool-choice NAME" in text
+    assert len(server.requests) == 3
