@@ -236,3 +236,32 @@ async def test_an_empty_stream_for_tool_choice_required_whose_probe_is_a_500_sti
     assert "it got this answer; llama.cpp's Python server streams tool calls only" in text
     assert "--tool-choice NAME" in text
     assert len(server.requests) == 3
+
+
+# -- the injected confirm ------------------------------------------------------------------------
+
+
+async def test_offer_confirm_request_false_keeps_the_injected_confirm_out_of_the_schemas():
+    # chatml-function-calling builds a grammar from the schema; SmolLM2 fills confirm: true
+    # (3 of 3 real runs), and the read it was forced to make is denied headless
+    from tether.ai._confirm_request import confirm_request_schema
+
+    own = {
+        "type": "object",
+        "properties": {"path": {"type": "string"}, "confirm": {"type": "string"}},
+    }
+    injected = {"type": "object", "properties": {"path": {"type": "string"}}}
+    injected["properties"]["confirm"] = confirm_request_schema()
+    tools = [Tool("read", "Read a file", injected), Tool("mine", "Own confirm", own)]
+    context = Context("", [UserMessage("read a")], tools)
+    replies = [recorded("choice_named"), recorded("choice_named")]
+    async with LoopbackServer(replies) as server:
+        await run(llama_model(server, compat={"offer_confirm_request": False}), context)
+        await run(llama_model(server), context)
+    hidden, offered = (
+        {t["function"]["name"]: t["function"]["parameters"] for t in r.json()["tools"]}
+        for r in server.requests
+    )
+    assert hidden["read"]["properties"] == {"path": {"type": "string"}}
+    assert hidden["mine"] == own  # a tool's own confirm argument stays
+    assert offered["read"]["properties"]["confirm"] == confirm_request_schema()
