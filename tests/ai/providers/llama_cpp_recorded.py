@@ -7,8 +7,9 @@ the loopback server: the status line and headers as it sent them, the body byte 
 - ``choice_auto`` / ``choice_required`` / ``overflow``: a streamed request with
   ``tool_choice: "auto"``, ``"required"``, or a prompt past the context: HTTP 200 and an empty
   body (the reason only in the server's log);
-- ``choice_auto_ns`` / ``overflow_ns``: the same requests unstreamed (a tool call; HTTP 400
-  ``context_length_exceeded``);
+- ``choice_auto_ns`` / ``choice_required_ns`` / ``overflow_ns``: the same requests unstreamed
+  (a tool call; HTTP 500 with an empty message, the server's assertion that only ``"auto"``
+  may be answered; HTTP 400 ``context_length_exceeded``);
 - ``choice_named``: a streamed tool call for ``tool_choice`` naming ``read``;
 - ``auto_tools``: a streamed request with tools and no ``tool_choice`` (tools ignored, text cut
   at ``max_tokens``: ``finish_reason: "length"``, no usage).

@@ -414,6 +414,7 @@ def test_openai_gets_the_full_chat_completions_feature_set():
         "requires_tool_result_name": False,
         "supports_strict_mode": True,
         "supports_null_content": True,
+        "offer_confirm_request": True,
     }
     assert detect_compat(None) == detect_compat("https://api.openai.com/v1")
     assert detect_compat("https://team.openai.azure.com/openai/v1")["supports_strict_mode"]

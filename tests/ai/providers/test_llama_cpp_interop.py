@@ -216,3 +216,51 @@ async def test_an_empty_stream_whose_unstreamed_request_fails_too_says_both():
     text = message.error_message or ""
     assert "empty stream" in text and "loopback script exhausted" in text
     assert len(server.requests) == 3  # the stream; the probe, tried once more after its 500
+
+
+async def test_an_empty_stream_for_tool_choice_required_whose_probe_is_a_500_still_advises():
+    # llama-cpp-python 0.3.36 answers the unstreamed "required" with HTTP 500 and an empty
+    # message; the SDK tries the probe once more
+    replies = [recorded("choice_required"), *[recorded("choice_required_ns")] * 2]
+    async with LoopbackServer(replies) as server:
+        message = await run(
+            llama_model(server),
+            Context("", [UserMessage("hi")], [READ]),
+            StreamOptions(tool_choice="required", max_retries=0),
+        )
+    text = message.error_message or ""
+    assert text.startswith("llamacpp HTTP 500 internal_server_error: no further detail — the")
+    assert "Error code" not in text  # the SDK's fallback would only repeat the status
+    assert '1 tool (read), tool_choice "required"' in text
+    assert "it got this answer; llama.cpp's Python server streams tool calls only" in text
+    assert "--tool-choice NAME" in text
+    assert len(server.requests) == 3
+
+
+# -- the injected confirm ------------------------------------------------------------------------
+
+
+async def test_offer_confirm_request_false_keeps_the_injected_confirm_out_of_the_schemas():
+    # chatml-function-calling builds a grammar from the schema; SmolLM2 fills confirm: true
+    # (3 of 3 real runs), and the read it was forced to make is denied headless
+    from tether.ai._confirm_request import confirm_request_schema
+
+    own = {
+        "type": "object",
+        "properties": {"path": {"type": "string"}, "confirm": {"type": "string"}},
+    }
+    injected = {"type": "object", "properties": {"path": {"type": "string"}}}
+    injected["properties"]["confirm"] = confirm_request_schema()
+    tools = [Tool("read", "Read a file", injected), Tool("mine", "Own confirm", own)]
+    context = Context("", [UserMessage("read a")], tools)
+    replies = [recorded("choice_named"), recorded("choice_named")]
+    async with LoopbackServer(replies) as server:
+        await run(llama_model(server, compat={"offer_confirm_request": False}), context)
+        await run(llama_model(server), context)
+    hidden, offered = (
+        {t["function"]["name"]: t["function"]["parameters"] for t in r.json()["tools"]}
+        for r in server.requests
+    )
+    assert hidden["read"]["properties"] == {"path": {"type": "string"}}
+    assert hidden["mine"] == own  # a tool's own confirm argument stays
+    assert offered["read"]["properties"]["confirm"] == confirm_request_schema()

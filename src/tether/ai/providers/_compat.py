@@ -25,6 +25,12 @@ then overridden by the ``compat`` table of its ``models.toml`` provider):
     (HTTP 500, "Input should be a valid string"): that answer is recognised, the request sent
     again once with ``""``, and the flag is false for that server from then on
     (:func:`learn_rejected_null_content`).
+``offer_confirm_request`` (bool)
+    Tool schemas carry the ``confirm`` property the gate injects (a model's way to ask for a
+    person). Set it false for a server that forces the model's arguments with a grammar built
+    from the schema (llama-cpp-python's ``chatml-function-calling``): a small model fills every
+    property it is shown, ``confirm: true`` included, and its plain reads become approvals
+    nobody can answer headless (the embedded ``local`` model never sees it either).
 """
 
 from __future__ import annotations
@@ -48,6 +54,7 @@ COMPAT_FLAGS: dict[str, type | tuple[str, ...]] = {
     "requires_tool_result_name": bool,
     "supports_strict_mode": bool,
     "supports_null_content": bool,
+    "offer_confirm_request": bool,
 }
 """Each flag's type: ``bool``, or the tuple of the strings it may be."""
 
@@ -60,6 +67,7 @@ _COMPATIBLE_SERVER: dict[str, Any] = {
     "requires_tool_result_name": False,
     "supports_strict_mode": False,
     "supports_null_content": True,
+    "offer_confirm_request": True,
 }
 
 _OPENAI: dict[str, Any] = {

@@ -112,11 +112,13 @@ def openai_failure_text(provider: str, exc: BaseException, api_key: str | None) 
     """``error_message`` for an exception the SDK raised (status, connection, timeout...)."""
     if isinstance(exc, openai.APIStatusError):
         message, code = _message_and_code(exc.body)
+        # The SDK's own "Error code: 500" (a body with an empty message) only repeats the status.
+        fallback = None if exc.message == f"Error code: {exc.status_code}" else exc.message
         return failure_text(
             provider,
             status=exc.status_code,
             kind=code,
-            message=message or exc.message,
+            message=message or fallback,
             api_key=api_key,
         )
     if isinstance(exc, openai.APITimeoutError):

@@ -50,23 +50,31 @@ async def diagnose_empty_stream(
         )
     except openai.APIStatusError as exc:
         reason = openai_failure_text(provider, exc, api_key)
-        return f"{reason} — {head}; sent once more unstreamed, it got this answer"
+        # llama-cpp-python 0.3.36 answers an unstreamed "required" with HTTP 500 and an empty
+        # message (an assertion that only "auto" may be answered): the advice still applies.
+        advice = _choice_advice(body) if exc.status_code >= 500 else ""
+        return f"{reason} — {head}; sent once more unstreamed, it got this answer{advice}"
     except openai.OpenAIError as exc:
         reason = openai_failure_text(provider, exc, api_key)
         return failure_text(provider, message=f"{head}; unstreamed it failed too: {reason}")
-    advice = "; the server's log says why"
-    if body.get("tools") and body.get("tool_choice") in ("auto", "required"):
-        advice = (
-            "; llama.cpp's Python server streams tool calls only for a tool_choice that names a"
-            " tool (auto and required it refuses): choose one tool or none (--tool-choice NAME,"
-            " or extra_body in models.toml)"
-        )
+    advice = _choice_advice(body) or "; the server's log says why"
     return failure_text(
         provider,
         message=f"{head}; the same request unstreamed succeeded, so only streaming it fails"
         f"{advice}",
         api_key=api_key,
     )
+
+
+def _choice_advice(body: dict[str, Any]) -> str:
+    """What to choose instead, for a request whose tool choice llama-cpp-python cannot stream."""
+    if body.get("tools") and body.get("tool_choice") in ("auto", "required"):
+        return (
+            "; llama.cpp's Python server streams tool calls only for a tool_choice that names a"
+            " tool (auto and required it refuses): choose one tool or none (--tool-choice NAME,"
+            " or extra_body in models.toml)"
+        )
+    return ""
 
 
 def describe_request(body: dict[str, Any]) -> str:

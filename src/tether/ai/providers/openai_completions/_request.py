@@ -13,6 +13,7 @@ import json
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from ..._confirm_request import without_confirm_request
 from ..._stream import StreamOptions
 from ..._types import (
     AssistantMessage,
@@ -53,6 +54,7 @@ class ChatCompat:
     requires_tool_result_name: bool
     supports_strict_mode: bool
     supports_null_content: bool
+    offer_confirm_request: bool
 
 
 def compat_for(model: Model) -> ChatCompat:
@@ -213,6 +215,8 @@ def _image_part(image: ImageContent) -> dict[str, Any]:
 def _tool(
     name: str, description: str, parameters: dict[str, Any], compat: ChatCompat
 ) -> dict[str, Any]:
+    if not compat.offer_confirm_request:
+        parameters = without_confirm_request(parameters)
     function: dict[str, Any] = {"name": name, "description": description, "parameters": parameters}
     if compat.supports_strict_mode:
         function["strict"] = False
