@@ -29,28 +29,37 @@ NO_RESULT_RECORDED = "no result was recorded for this call"
 def repair_transcript(messages: Sequence[Message]) -> list[Message]:
     """``messages`` as any provider accepts them (see the module's rules)."""
     out: list[Message] = []
-    awaiting: list[ToolCall] = []
+    calls: list[ToolCall] = []
+    unanswered: dict[str, int] = {}  # per call id of the last assistant message: still open
     asked_at = 0.0
     for message in messages:
         if isinstance(message, ToolResultMessage):
-            call = next((c for c in awaiting if c.id == message.tool_call_id), None)
-            if call is not None:
-                awaiting.remove(call)
+            if unanswered.get(message.tool_call_id, 0) > 0:
+                unanswered[message.tool_call_id] -= 1
                 out.append(message)
             continue
         if isinstance(message, AssistantMessage) and message.failed:
             continue
-        out.extend(_unanswered(awaiting, asked_at))
+        out.extend(_unanswered(calls, unanswered, asked_at))
         out.append(message)
-        if isinstance(message, AssistantMessage):
-            awaiting, asked_at = message.tool_calls(), message.timestamp
-        else:
-            awaiting = []
-    out.extend(_unanswered(awaiting, asked_at))
+        calls = message.tool_calls() if isinstance(message, AssistantMessage) else []
+        unanswered = {}
+        for call in calls:
+            unanswered[call.id] = unanswered.get(call.id, 0) + 1
+        asked_at = message.timestamp
+    out.extend(_unanswered(calls, unanswered, asked_at))
     return out
 
 
-def _unanswered(calls: list[ToolCall], asked_at: float) -> list[ToolResultMessage]:
+def _unanswered(
+    calls: list[ToolCall], unanswered: dict[str, int], asked_at: float
+) -> list[ToolResultMessage]:
+    """An error result for each call still open, in the order of the calls."""
+    missing: list[ToolCall] = []
+    for call in calls:
+        if unanswered.get(call.id, 0) > 0:
+            unanswered[call.id] -= 1
+            missing.append(call)
     return [
         ToolResultMessage(
             tool_call_id=call.id,
@@ -59,5 +68,5 @@ def _unanswered(calls: list[ToolCall], asked_at: float) -> list[ToolResultMessag
             is_error=True,
             timestamp=asked_at,
         )
-        for call in calls
+        for call in missing
     ]
