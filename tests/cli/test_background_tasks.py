@@ -169,7 +169,12 @@ async def test_tether_killed_or_interrupted_leaves_no_process_of_three_tasks_dae
             line = await process.stdout.readline()
             assert line, "tether ended before starting three tasks"
             started += json.loads(line)["type"] == "task_start"
+        # go on reading, as a consumer of --mode json does: the ticker's task_output events
+        # would fill the pipe and block tether's writes (and with them its event loop)
+        drain = asyncio.ensure_future(process.stdout.read())
+        deadline = asyncio.get_running_loop().time() + 60
         while not (project / "daemon.pid").exists() or len(server.requests) < 2:
+            assert asyncio.get_running_loop().time() < deadline, "the tasks never all started"
             await asyncio.sleep(0.02)
         daemon_pid = int((project / "daemon.pid").read_text())
         alive = processes_marked(marker)
@@ -177,6 +182,7 @@ async def test_tether_killed_or_interrupted_leaves_no_process_of_three_tasks_dae
         assert len([p for p in alive if p.name() == "sleep"]) >= 3
         process.send_signal(how)
         await process.wait()
+        await drain
     await wait_until_none_marked(marker)
     assert gone(daemon_pid)
     if how != signal.SIGKILL:
