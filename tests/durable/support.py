@@ -186,6 +186,19 @@ async def wait_for_runs(
         await asyncio.sleep(0.3)
 
 
+async def restart_and_finish(
+    worker: Worker, run_ids: list[str], queue: str, env: dict[str, str], cwd: Path
+) -> dict[str, str]:
+    """Kill ``worker`` (``kill -9``), start a fresh one on ``queue``, and wait until the runs
+    have ended; their statuses."""
+    await worker.stop()
+    fresh = await Worker(queue, env, cwd).start()
+    try:
+        return await wait_for_runs(run_ids, env, cwd)
+    finally:
+        await fresh.stop()
+
+
 def run_statuses(listing: str) -> dict[str, str]:
     rows = [line.split() for line in listing.splitlines()[1:] if line.strip()]
     return {row[0]: row[1] for row in rows}

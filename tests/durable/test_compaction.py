@@ -10,7 +10,7 @@ from pathlib import Path
 
 from tether.session import INTERRUPTED_CALL
 
-from .support import Worker, scene, submit, transcript, wait_for_runs
+from .support import Worker, restart_and_finish, scene, submit, transcript
 
 WINDOW = 300
 """Tokens: the system prompt alone overflows what is left after the reserve, so every request
@@ -26,12 +26,7 @@ async def test_a_completed_compaction_is_not_asked_again_after_a_kill(tmp_path: 
                 break
             await asyncio.sleep(0.05)
         assert "start s:1" in s.model.side_effects(), s.model.asked
-        await worker.stop()
-        worker = await Worker("q", s.env, s.work).start()
-        try:
-            statuses = await wait_for_runs([run_id], s.env, s.work)
-        finally:
-            await worker.stop()
+        statuses = await restart_and_finish(worker, [run_id], "q", s.env, s.work)
     assert statuses[run_id] == "SUCCESS"
     summaries = Counter(a.summary for a in s.model.asked if a.summary is not None)
     assert len(summaries) == 2 and set(summaries.values()) == {1}, s.model.asked  # once each

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from tether.session import INTERRUPTED_CALL
 
-from .support import Worker, scene, submit, transcript, wait_for_runs
+from .support import Worker, restart_and_finish, scene, submit, transcript, wait_for_runs
 
 RUNS = 10
 STEPS = 3
@@ -77,12 +77,7 @@ async def test_a_call_cut_off_by_the_kill_is_interrupted_and_not_run_again(tmp_p
         worker = await Worker("q", s.env, s.work).start()
         while not s.model.side_effects():  # the bash call has started: kill it mid-call
             await asyncio.sleep(0.05)
-        await worker.stop()
-        worker = await Worker("q", s.env, s.work).start()
-        try:
-            statuses = await wait_for_runs([run_id], s.env, s.work)
-        finally:
-            await worker.stop()
+        statuses = await restart_and_finish(worker, [run_id], "q", s.env, s.work)
     assert statuses[run_id] == "SUCCESS"
     assert s.model.side_effects() == ["start r0:0"]
     results = [m for m in transcript(s.home, run_id) if m["role"] == "tool_result"]
