@@ -25,6 +25,7 @@ from tether.runtime import EMBEDDED_MODEL_NOTE, RunSettings, Runtime, build_runt
 from tether.tools import TaskEvent, describe_task
 
 from ._errors import CommandError
+from ._run_attachment import AttachedRun
 from ._slash_commands import COMMANDS, UNTRUSTED_SKILLS_NOTE, SlashCommands
 from ._terminal_approver import ApprovalSurface, InlineApprover
 from ._terminal_output import Transcript
@@ -70,7 +71,10 @@ class InteractiveSession:
         self.commands = SlashCommands(self)
         self.run_task: asyncio.Task[None] | None = None
         self.abort_activity: Callable[[], None] | None = None
-        """Stops the activity outside a turn (``/compact``), while there is one."""
+        """Stops the activity outside a turn (``/compact``, ``/runs RUN``), while there is one."""
+        self.activity_name = "/compact"
+        self.attached: AttachedRun | None = None
+        """The durable run the terminal is attached to (``/runs RUN``): on the status line."""
         self.transcript.on_change = self.screen.invalidate
         self.transcript.describe_wait = self._waiting_text
 
@@ -112,7 +116,9 @@ class InteractiveSession:
             return
         if self.transcript.activity is not None:
             self.screen.put_back(text)
-            self.transcript.note("That waits until /compact is done (Esc aborts it).", "yellow")
+            self.transcript.note(
+                f"That waits until {self.activity_name} is done (Esc stops it).", "yellow"
+            )
             return
         if self.is_running():
             if kind == "follow_up":
@@ -207,7 +213,7 @@ class InteractiveSession:
         self.screen.write(lines)
 
     def status(self, width: int) -> str:
-        return status_line(self.runtime, self.styler, width)
+        return status_line(self.runtime, self.styler, width, attached=self.attached)
 
     def replace_runtime(self, settings: RunSettings) -> Runtime:
         """Build a new runtime (``/new``, ``/resume``, ``/fork``); the old one is closed only

@@ -6,6 +6,8 @@ summarises the older part of the context now; ``/export`` writes the session as 
 ``/skills`` lists the skills (``/skills trust`` loads the workspace's own) and ``/skill:NAME``
 loads one into the conversation.
 ``/tasks`` lists the background tasks and ``/tasks kill ID`` stops one (its whole tree).
+``/runs`` lists the durable runs (engine, database, the calls waiting for a person) and
+``/runs RUN`` attaches the terminal to one (:mod:`._run_attachment`).
 """
 
 from __future__ import annotations
@@ -21,6 +23,8 @@ from tether.runtime import RunSettings, RunSetupError, Runtime, as_reasoning_lev
 from tether.tools import describe_task
 
 from ._errors import CommandError
+from ._run_attachment import AttachedRun, RunAttachment
+from ._terminal_approver import InlineApprover
 from ._terminal_output import Transcript
 from ._terminal_status import count_tokens
 from ._terminal_style import Styler
@@ -40,12 +44,14 @@ COMMANDS: Final = {
     "skills": "The skills here and their state; /skills trust loads this workspace's own.",
     "skill": "Load a skill into the conversation: /skill:NAME [what to do with it].",
     "tasks": "Background tasks with their last lines; /tasks kill ID stops one.",
+    "runs": "Durable runs and who waits; /runs RUN attaches: follow it, answer its approvals.",
     "new": "Start a new, empty session.",
     "help": "These commands and the keys.",
     "quit": "Leave tether (also Ctrl-D, or Ctrl-C twice).",
 }
 _WHILE_RUNNING: Final = frozenset({"help", "quit", "session", "tools", "gate", "tasks"})
 _TASK_LAST_LINES: Final = 3
+_LISTED_RUNS: Final = 20
 _REPLAYED_MESSAGES: Final = 6
 UNTRUSTED_SKILLS_NOTE: Final = (
     "{count} project skill(s) are not loaded: a repository's skills can tell the model to run "
@@ -58,6 +64,10 @@ class CommandHost(Protocol):
     transcript: Transcript
     styler: Styler
     abort_activity: Callable[[], None] | None
+    activity_name: str
+    attached: AttachedRun | None
+    approver: InlineApprover
+    screen: Any
 
     def is_running(self) -> bool: ...
     def quit(self) -> None: ...
@@ -257,11 +267,9 @@ class SlashCommands:
             else:
                 self._say("Nothing to compact yet.")
 
-        host.abort_activity = controller.abort
+        host.abort_activity, host.activity_name = controller.abort, "/compact"
         host.transcript.start_activity(describe)
-        task = asyncio.ensure_future(compact())
-        self._jobs.add(task)
-        task.add_done_callback(self._jobs.discard)
+        self._job(compact())
 
     def _export(self, argument: str) -> None:
         from tether._home import open_private
@@ -371,9 +379,63 @@ class SlashCommands:
             else:
                 self._say(f"No background task {task_id} in this session.", "red")
 
-        pending = asyncio.ensure_future(kill())
-        self._jobs.add(pending)
-        pending.add_done_callback(self._jobs.discard)
+        self._job(kill())
+
+    def _runs(self, argument: str) -> None:
+        if " " in argument:
+            raise CommandError("Use /runs, or /runs RUN to attach to one (tether runs list).")
+        if argument:
+            self._attach_run(argument)
+        else:
+            self._job(self._list_runs())
+
+    async def _list_runs(self) -> None:
+        try:
+            engine, rows = await asyncio.to_thread(_runs_listing)
+        except Exception as exc:  # no durable extra, no database: say why
+            self._say(f"Cannot list durable runs: {exc}", "red")
+            return
+        self._say(engine)
+        if not rows:
+            self._say("No durable runs yet (tether runs submit --queue NAME -p TASK).")
+            return
+        self._show(rows)
+        self._say("Attach with /runs RUN: follow it and answer the call it waits on.")
+
+    def _attach_run(self, run_id: str) -> None:
+        host = self.host
+
+        async def attach() -> None:
+            try:
+                attachment = await asyncio.to_thread(_attachment, run_id, host)
+            except Exception as exc:  # unknown run, no durable extra, no database
+                self._say(f"Cannot attach to {run_id}: {exc}", "red")
+                return
+            host.attached, host.abort_activity = attachment.state, attachment.detach
+            host.activity_name = f"the attachment to {run_id}"
+            host.transcript.start_activity(
+                lambda: f"attached to {attachment.state.run_text()}", "Esc detaches"
+            )
+            self._say(f"Attached to run {run_id} ({attachment.state.engine}).", "green")
+            try:
+                ended = await attachment.follow()
+            except Exception as exc:  # the database went away: the run itself goes on
+                ended = ""
+                self._say(f"Lost the run's database: {exc}", "red")
+            finally:
+                host.attached, host.abort_activity = None, None
+                host.transcript.end_activity()
+            if ended:
+                self._say(f"Run {run_id} ended: {ended.lower()}.", "green")
+            else:
+                self._say(f"Detached from run {run_id}; it goes on (/runs {run_id} again).")
+
+        self._job(attach())
+
+    def _job(self, work: Any) -> None:
+        task = asyncio.ensure_future(work)
+        self._jobs.add(task)
+        task.add_done_callback(self._jobs.discard)
 
     # -- showing ---------------------------------------------------------------------------------
 
@@ -406,3 +468,44 @@ class SlashCommands:
 
     def _say(self, text: str, style: str = "dim") -> None:
         self.host.transcript.note(text, style)
+
+
+def _runs_listing() -> tuple[str, list[str]]:
+    """The engine line and one row per run (newest first), the ones that wait marked."""
+    from tether.durable import RunsClient, database_url
+
+    client = RunsClient(database_url())
+    try:
+        rows = []
+        for run in client.list()[:_LISTED_RUNS]:
+            waits = ""
+            if run.status in ("PENDING", "ENQUEUED"):
+                pending = client.pending(run.run_id)[1]
+                if pending is not None:
+                    waits = f"  ⏸ waits for a person: {pending['tool_name']}"
+            task = " ".join(run.task.split())[:40]
+            rows.append(f"{run.run_id}  {run.status:<9} {run.queue:<8} {task}{waits}")
+        return client.info.line(), rows
+    finally:
+        client.close()
+
+
+def _attachment(run_id: str, host: CommandHost) -> RunAttachment:
+    from tether.durable import RunsClient, database_url
+
+    from ._runs_command import run_session_path
+
+    client = RunsClient(database_url())
+    try:
+        client.show(run_id)  # an unknown run says so now
+    except BaseException:
+        client.close()
+        raise
+    return RunAttachment(
+        run_id,
+        client,
+        host.transcript,
+        host.approver.surface,
+        run_session_path(run_id),
+        host.screen.invalidate,
+    )

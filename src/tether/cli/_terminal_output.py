@@ -97,6 +97,7 @@ class Transcript:
         self.activity: Callable[[], str] | None = None
         """Work outside a turn that the person waits for (``/compact``): its live text."""
         self._activity_since = 0.0
+        self._activity_hint = " · Esc to abort"
         self._calls: dict[str, _RunningCall] = {}
         self._stream = _Stream()
         self._waiting_since: float | None = None
@@ -130,9 +131,11 @@ class Transcript:
             self._waiting_since = None
             self._calls.clear()
 
-    def start_activity(self, describe: Callable[[], str]) -> None:
-        """Show ``describe()`` with a clock in the live area until :meth:`end_activity`."""
+    def start_activity(self, describe: Callable[[], str], hint: str = "Esc to abort") -> None:
+        """Show ``describe()`` with a clock and ``hint`` (what Esc does) in the live area until
+        :meth:`end_activity`."""
         self.activity, self._activity_since = describe, time.monotonic()
+        self._activity_hint = f" · {hint}"
         self.on_change()
 
     def end_activity(self) -> None:
@@ -207,7 +210,8 @@ class Transcript:
             lines.append(styler.line(f"{spin} {self._waiting_for}  {waited:.1f}s{hint}", "cyan"))
         if self.activity is not None:
             elapsed = now - self._activity_since
-            lines.append(styler.line(f"{spin} {self.activity()}  {elapsed:.1f}s{hint}", "cyan"))
+            shown = "" if self.aborting else self._activity_hint
+            lines.append(styler.line(f"{spin} {self.activity()}  {elapsed:.1f}s{shown}", "cyan"))
         for kind, text in self.queued:
             lines.append(styler.line(f"⏳ queued ({kind}): {text}", "yellow"))
         if self.aborting:  # below what still streams in, so it reads in order

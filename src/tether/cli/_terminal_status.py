@@ -4,7 +4,8 @@ Model and thinking level, tokens in/out (unknown, not 0, when the server reports
 context use in % of the model's window (yellow from 70 %, red from 90 %), gate mode, whether
 bash runs in the sandbox (and, when not, whether commands the shell policy allowed still run in
 the read-only jail), where the tools run (this machine, or the ``--remote`` host), how many
-skills the conversation loaded, the running background tasks, and the session. When the
+skills the conversation loaded, the running background tasks, the durable run the terminal is
+attached to (with the engine and its database), and the session. When the
 terminal is narrow, the session, tokens and cost go first; model, context, gate, sandbox,
 running tasks and a remote host stay.
 """
@@ -16,6 +17,7 @@ from typing import Final
 from tether.ai import AssistantMessage
 from tether.runtime import Runtime
 
+from ._run_attachment import AttachedRun
 from ._terminal_style import Styler
 from ._usage_tally import UsageTally
 
@@ -56,7 +58,11 @@ def context_percent(runtime: Runtime) -> int:
     return min(999, round(100 * runtime.compactor.context_tokens(list(messages)) / window))
 
 
-def status_line(runtime: Runtime, styler: Styler, width: int) -> str:
+def status_line(
+    runtime: Runtime, styler: Styler, width: int, *, attached: AttachedRun | None = None
+) -> str:
+    """The line; ``attached`` is the durable run the terminal follows (``/runs RUN``): the run
+    and its status stay, the engine and its database go before the model's details."""
     tally = UsageTally()
     for message in runtime.agent.state.messages:
         if isinstance(message, AssistantMessage):
@@ -84,6 +90,7 @@ def status_line(runtime: Runtime, styler: Styler, width: int) -> str:
         (where, "bold cyan" if where != "tools here" else "", 0 if where != "tools here" else 1),
         *([(_skills_loaded(loaded), "", 3)] if (loaded := _loaded_skills(runtime)) else []),
         *_running_tasks(runtime),
+        *(_attached(attached) if attached is not None else []),
         (f"session {session_text}", "dim", 5),
     ]
     while len(_SEPARATOR.join(p[0] for p in parts)) > width - 1 and any(p[2] for p in parts):
@@ -96,6 +103,10 @@ def status_line(runtime: Runtime, styler: Styler, width: int) -> str:
         pieces.append((text, style))
     line = styler.join(pieces)
     return line
+
+
+def _attached(run: AttachedRun) -> list[tuple[str, str, int]]:
+    return [(run.run_text(), "bold magenta", 0), (run.engine, "magenta", 1)]
 
 
 def _running_tasks(runtime: Runtime) -> list[tuple[str, str, int]]:
