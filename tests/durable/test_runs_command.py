@@ -1,10 +1,13 @@
-"""``tether runs``: what it shows (engine, database, the record), cancel, and the refusal to
-recover a run under another catalog of tools."""
+"""``tether runs``: what it shows (engine, database, the record), cancel, and the refusals to
+recover a run under another catalog of tools or from steps of another shape."""
 
 from __future__ import annotations
 
 import asyncio
+import base64
 import os
+import pickle
+import sqlite3
 from pathlib import Path
 
 from .support import Worker, scene, submit, tether, wait_for_runs
@@ -82,3 +85,44 @@ async def test_runs_show_the_engine_and_a_record_and_refuse_another_catalog(
     assert model.side_effects() == []
     logs = await tether("runs", "logs", run_id, env=env, cwd=work)
     assert "user: run k: 1 steps" in logs
+
+
+def record_as_the_first_design(database: Path, run_id: str) -> None:
+    """Rewrite a run's record as a tether of the first design wrote it: no ``steps_format``
+    (its steps were ``tether.tool_decided``/``tether.tool_executed``)."""
+    with sqlite3.connect(database) as connection:
+        (output,) = connection.execute(
+            "SELECT output FROM operation_outputs WHERE workflow_uuid = ? AND function_name = ?",
+            (run_id, "tether.run_record"),
+        ).fetchone()
+        record = pickle.loads(base64.b64decode(output))
+        del record["steps_format"]
+        connection.execute(
+            "UPDATE operation_outputs SET output = ? WHERE workflow_uuid = ? AND function_name = ?",
+            (base64.b64encode(pickle.dumps(record)).decode(), run_id, "tether.run_record"),
+        )
+
+
+async def test_a_run_recorded_in_the_old_step_shape_is_refused_not_replayed(
+    tmp_path: Path,
+) -> None:
+    async with scene(tmp_path) as s:
+        env, work, model = s.env, s.work, s.model
+        run_id = await submit("run o: 1 steps", "q", env, work)
+        worker = await Worker("q", env, work).start()
+        await wait_for_pending(run_id, env, work)  # one model turn on record, then it parks
+        await worker.stop()
+        record_as_the_first_design(s.home / "durable.sqlite", run_id)
+        asked = len(model.asked)
+
+        worker = await Worker("q", env, work).start()
+        try:
+            statuses = await wait_for_runs([run_id], env, work)
+        finally:
+            await worker.stop()
+        shown = await tether("runs", "show", run_id, env=env, cwd=work)
+    assert statuses[run_id] == "ERROR"
+    assert "steps of another shape (decided/executed)" in shown
+    assert "Finish it with a worker of the tether that started it" in " ".join(shown.split())
+    assert len(model.asked) == asked  # nothing was replayed: the model was not asked again
+    assert model.side_effects() == []
