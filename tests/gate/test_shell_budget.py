@@ -5,11 +5,13 @@ here are only far above them, so a loaded machine cannot make the tests flaky.""
 
 from __future__ import annotations
 
+import gc
 import time
 
 import pytest
 
 from tether.gate import ShellPolicy
+from tether.gate._shell._budget import _CURRENT as current_budget
 from tether.gate._shell._budget import bounded_glob
 
 if __package__:
@@ -71,3 +73,27 @@ def test_check_command_says_a_person_decides(capsys: pytest.CaptureFixture[str])
 
     assert main(["check-command", "echo 1; " * 4000]) == 1
     assert "person: asked in every mode, yolo included" in capsys.readouterr().out
+
+
+def test_a_garbage_collection_while_judging_is_not_the_policys_work() -> None:
+    """A collection of the whole process (tens of ms in a worker holding many runs) that starts
+    while a simple script is judged must not make it "too complex to prove"."""
+    burned: list[float] = []
+
+    def slow_collection(phase: str, info: dict[str, int]) -> None:
+        judging = current_budget.get() is not None
+        if phase == "start" and judging and not burned:  # one, longer than the whole budget
+            burned.append(time.thread_time())
+            while time.thread_time() - burned[0] < 0.1:
+                pass
+
+    thresholds = gc.get_threshold()
+    gc.callbacks.append(slow_collection)
+    gc.set_threshold(10)  # a collection within the first few allocations of the judging
+    try:
+        verdict = POLICY.classify("; ".join(["grep -c tether README.md"] * 40))
+    finally:
+        gc.callbacks.remove(slow_collection)
+        gc.set_threshold(*thresholds)
+    assert burned
+    assert verdict.decision == "allow", verdict

@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import contextlib
 import fnmatch
+import gc
 import os
 import re
+import threading
 import time
 from collections.abc import Iterator
 from contextvars import ContextVar
@@ -56,9 +58,26 @@ class Budget:
 
 
 def _clock() -> float:
-    """The CPU time this thread has used: the budget counts the policy's own work, so a
-    verdict does not change when a loaded machine leaves the thread waiting for a core."""
-    return time.thread_time()
+    """The CPU time this thread has used, less its garbage collections: the budget counts the
+    policy's own work, so a verdict does not change when a loaded machine leaves the thread
+    waiting for a core, nor when a collection of the whole process's objects (tens of ms in a
+    worker running many runs) happens to start while a script is judged."""
+    return time.thread_time() - getattr(_collecting, "seconds", 0.0)
+
+
+_collecting = threading.local()
+"""Per thread: CPU seconds spent in garbage collections, and when the current one started."""
+
+
+def _count_collections(phase: str, _info: dict[str, int]) -> None:
+    if phase == "start":
+        _collecting.started = time.thread_time()
+    elif (started := getattr(_collecting, "started", None)) is not None:
+        _collecting.seconds = getattr(_collecting, "seconds", 0.0) + time.thread_time() - started
+        _collecting.started = None
+
+
+gc.callbacks.append(_count_collections)
 
 
 _CURRENT: ContextVar[Budget | None] = ContextVar("tether_shell_budget", default=None)
