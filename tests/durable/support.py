@@ -56,12 +56,14 @@ class _Requests(list[Request]):
 
 
 class StatefulModel(LoopbackServer):
-    def __init__(self, workspace: Path, *, pause: float = 0.0) -> None:
+    def __init__(self, workspace: Path, *, pause: float = 0.0, prefix: str = "") -> None:
         super().__init__()
         self.requests = _Requests(self)
         self.workspace = workspace
         self.pause = pause
         """Seconds each bash call sleeps between its start and end lines."""
+        self.prefix = prefix
+        """Script each bash call runs first (what the gate then judges too)."""
         self.asked: list[Asked] = []
 
     def answer(self, request: Request) -> None:
@@ -91,7 +93,7 @@ class StatefulModel(LoopbackServer):
                 part = f"{turn}{'abcdefgh'[index]}" if wide > 1 else str(turn)
                 mark = f"{run}:{part}"
                 command = (
-                    f"echo start {mark} >> side.log; sleep {self.pause}; "
+                    f"{self.prefix}echo start {mark} >> side.log; sleep {self.pause}; "
                     f"echo end {mark} >> side.log"
                 )
                 calls.append((f"call_{run}_{part}", "bash", {"command": command}))
@@ -243,10 +245,15 @@ class Scene:
 
 @asynccontextmanager
 async def scene(
-    tmp_path: Path, *, pause: float = 0.0, db: str | None = None, context_window: int = 128000
+    tmp_path: Path,
+    *,
+    pause: float = 0.0,
+    db: str | None = None,
+    context_window: int = 128000,
+    prefix: str = "",
 ) -> AsyncIterator[Scene]:
     home, work = tmp_path / "home", tmp_path / "work"
     work.mkdir()
-    async with StatefulModel(work, pause=pause) as model:
+    async with StatefulModel(work, pause=pause, prefix=prefix) as model:
         prepare_home(home, model.url, context_window)
         yield Scene(model, home, work, durable_env(home, db))

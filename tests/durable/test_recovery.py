@@ -7,12 +7,14 @@ from __future__ import annotations
 
 import asyncio
 import random
+import shutil
 from collections import Counter
 from pathlib import Path
 
 from tether.session import INTERRUPTED_CALL
 
-from .support import Worker, restart_and_finish, scene, submit, transcript, wait_for_runs
+from .support import Worker, restart_and_finish, scene, submit, tether, transcript, wait_for_runs
+from .test_approvals import wait_for_pending
 
 RUNS = 10
 STEPS = 3
@@ -54,7 +56,8 @@ async def test_a_run_survives_kill_9_of_its_worker(tmp_path: Path) -> None:
             for block in m["content"]
             if block["type"] == "text" and "reply-" in block["text"]
         ]
-        assert len(served) == STEPS + 1, messages
+        failures = [m.get("error_message") for m in messages if m.get("stop_reason") == "error"]
+        assert len(served) == STEPS + 1, (failures, messages)
         asked = [a for a in s.model.asked if a.run == f"r{number}"]
         for serial in served:  # a recorded turn is the last time its question was asked
             turn = s.model.asked[serial].turn
@@ -84,3 +87,48 @@ async def test_a_call_cut_off_by_the_kill_is_interrupted_and_not_run_again(tmp_p
     assert [r["content"][0]["text"] for r in results] == [INTERRUPTED_CALL]
     assert results[0]["is_error"]
     assert [a.turn for a in s.model.asked] == [0, 1]  # the recorded first turn was not asked again
+
+
+async def test_recorded_decisions_and_waits_are_final_though_the_gate_would_now_judge_otherwise(
+    tmp_path: Path,
+) -> None:
+    """The gate's verdict can differ from one process to the next (here the policy's budget of
+    directory entries to read, as the workspace grows and shrinks while the run is down; under
+    load, its CPU budget). A recovery keeps what is on record instead of asking the gate again:
+    a decision stays as made, and a person's wait is waited for again — asking the gate would
+    add or drop a wait the record does not have, and take the run off its recorded steps."""
+    many = tmp_path / "work" / "many"
+    async with scene(tmp_path, pause=30, prefix="ls many/*; ") as s:
+        many.mkdir()
+        run_id = await submit("run r0: 2 steps", "q", s.env, s.work, "--gate", "yolo")
+        worker = await Worker("q", s.env, s.work).start()
+        while not s.model.side_effects():  # decided (yolo: allowed) and running: kill it now
+            await asyncio.sleep(0.05)
+        await worker.stop()
+        for number in range(6000):  # the policy cannot finish judging: a person in every mode
+            (many / f"f{number}").touch()
+        worker = await Worker("q", s.env, s.work).start()
+        try:
+            shown = await wait_for_pending(run_id, s.env, s.work)  # the next call waits
+            assert "call call_r0_1 (bash)" in shown and "too complex to prove" in shown
+            digest = shown.split("digest: ")[1].split()[0]
+            await worker.stop()
+            shutil.rmtree(many)  # now the gate would allow it unasked: the wait stays
+            many.mkdir()
+            worker = await Worker("q", s.env, s.work).start()
+            assert "call call_r0_1 (bash)" in await wait_for_pending(run_id, s.env, s.work)
+            await tether(
+                "runs", "approve", run_id, "call_r0_1", "deny_once", "--digest", digest,
+                env=s.env, cwd=s.work,
+            )  # fmt: skip
+            statuses = await wait_for_runs([run_id], s.env, s.work)
+        finally:
+            await worker.stop()
+    assert statuses[run_id] == "SUCCESS"
+    messages = transcript(s.home, run_id)
+    assert [m.get("error_message") for m in messages if m.get("stop_reason") == "error"] == []
+    results = [m["content"][0]["text"] for m in messages if m["role"] == "tool_result"]
+    assert results[0] == INTERRUPTED_CALL
+    assert results[1].startswith("Denied by a person (deny_once)")
+    assert "done r0" in messages[-1]["content"][0]["text"]
+    assert s.model.side_effects() == ["start r0:0"]

@@ -66,7 +66,14 @@ class DurableApprover:
         if request.digest != digest:
             _log.error("approval for %s: the gate's digest is not the run's; denying", call)
             return "deny_once"
-        await self.run.flush()  # what ran before the wait is on record before it parks
+        asked = {
+            "tool_name": request.tool_name,
+            "args": dict(request.args),
+            "reason": request.reason,
+            "digest": digest,
+        }
+        self.run.note_asking(call, asked)  # on record before the wait: a recovery waits again
+        await self.run.flush()  # with what ran before the wait, before the run parks
         deadline = await _deadline(self.expiry)
         pending = {
             "tool_call_id": call,

@@ -6,8 +6,9 @@ a DBOS workflow each model call is a step: on recovery DBOS returns the recorded
 of asking again, so the model is never asked again for a turn that completed.
 
 A tool call has two facts: *decided* (the gate's verdict, who decided, the reason, the digest)
-and *executed* (its result or error). They are kept in memory and written together, as one step
-(:data:`FACTS_STEP`), at the last moment the guarantees allow:
+and *executed* (its result or error); a call that needs a person has a third, *asked* (what the
+person is shown), written before the run parks. They are kept in memory and written together,
+as one step (:data:`FACTS_STEP`), at the last moment the guarantees allow:
 
 - before a call of a tool that is not :data:`~tether.agent.IDEMPOTENT` runs — its decision must
   be on record first, so that a recovery knows it may have run;
@@ -20,6 +21,11 @@ earlier processes recorded (a read, not a step): a call whose result is on recor
 without running; a call whose decision is on record without a result was cut off, and is
 answered ``interrupted`` (it may have run) unless its tool is idempotent, in which case it runs
 again. A call of an idempotent tool cut off before any write is decided and run again.
+
+A decision on record is final: the gate is not asked again, since its verdict may differ in
+another process (the shell policy's work budget, a reviewer's answer), and with it the steps
+that follow. A call a person was asked about replays the person's wait from the record — the
+same steps, in the same order — or, cut off while waiting, waits again without the gate.
 """
 
 from __future__ import annotations
@@ -55,7 +61,7 @@ from tether.ai import (
     StreamOptions,
     TextContent,
 )
-from tether.gate import Gate, action_digest
+from tether.gate import ApprovalRequest, Decision, Gate, GateRecord, action_digest
 from tether.session import INTERRUPTED_CALL
 
 __all__ = [
@@ -67,9 +73,10 @@ __all__ = [
     "call_digest",
 ]
 
-STEPS_FORMAT: Final = "facts-1"
+STEPS_FORMAT: Final = "facts-2"
 """The shape of a run's steps, kept in its record: a run recorded in another shape (the first
-design's ``tether.tool_decided``/``tether.tool_executed``) cannot be replayed by this code."""
+design's ``tether.tool_decided``/``tether.tool_executed``, or ``facts-1``, which had no
+*asked* fact and asked the gate again on recovery) cannot be replayed by this code."""
 
 MODEL_STEP: Final = "tether.model_turn"
 COMPACTION_STEP: Final = "tether.compaction_summary"
@@ -102,8 +109,11 @@ def _record_facts(facts: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]
     return facts
 
 
+FACT_KINDS: Final = ("decided", "executed", "asked")
+
+
 def _no_facts() -> dict[str, dict[str, Any]]:
-    return {"decided": {}, "executed": {}}
+    return {kind: {} for kind in FACT_KINDS}
 
 
 @dataclass
@@ -128,27 +138,29 @@ class DurableRun:
     _unwritten: set[str] = field(default_factory=set)
     """Calls whose decision is not on record yet."""
     _writing: asyncio.Future[None] | None = None
+    _reading: asyncio.Task[dict[str, dict[str, Any]]] | None = None
+    ask_person: Callable[[ApprovalRequest], Awaitable[Decision]] | None = None
+    """The run's durable approver (set by the workflow): how a recorded wait is replayed."""
 
     async def recorded(self) -> dict[str, dict[str, Any]]:
-        """What earlier processes recorded of this run's calls, read once. Read outside the
-        workflow's context: a read inside it would itself be a step, replayed as it first was."""
+        """What earlier processes recorded of this run's calls, read once (callers that come
+        while it is read wait for it). Read outside the workflow's context: a read inside it
+        would itself be a step, replayed as it first was."""
         if self._recorded is None:
-            self._recorded = _no_facts()
-            run_id = DBOS.workflow_id
-            if run_id:
-                steps = await asyncio.create_task(
-                    DBOS.list_workflow_steps_async(run_id), context=contextvars.Context()
+            if self._reading is None:
+                self._reading = asyncio.create_task(
+                    _read_facts(DBOS.workflow_id), context=contextvars.Context()
                 )
-                for step in steps:
-                    output = step["output"]
-                    if step["function_name"] == FACTS_STEP and isinstance(output, dict):
-                        self._recorded["decided"].update(output.get("decided", {}))
-                        self._recorded["executed"].update(output.get("executed", {}))
+            self._recorded = await self._reading
         return self._recorded
+
+    def note_asking(self, call_id: str, asked: dict[str, Any]) -> None:
+        """A person is about to be asked about ``call_id`` (written with the next write)."""
+        self._pending["asked"][call_id] = asked
 
     async def flush(self) -> None:
         """Write every fact kept in memory (one step; none when there are none)."""
-        while self._writing is not None or self._pending["decided"] or self._pending["executed"]:
+        while self._writing is not None or any(self._pending.values()):
             await self._write()
 
     async def _write(self) -> None:
@@ -156,7 +168,7 @@ class DurableRun:
         that start together share a write)."""
         if self._writing is None:
             pending, self._pending = self._pending, _no_facts()
-            if not pending["decided"] and not pending["executed"]:
+            if not any(pending.values()):
                 return
             self.writes += 1
             self._writing = asyncio.ensure_future(self._record(pending))
@@ -214,25 +226,16 @@ class DurableRun:
             recorded = await self.recorded()
             call = ctx.tool_call
             self.current_call, self.current_digest = call.id, call_digest(call.name, ctx.args)
-            result = inner(ctx, signal)
-            outcome = await result if isinstance(result, Awaitable) else result
             decision = recorded["decided"].get(call.id)
+            asked = recorded["asked"].get(call.id)
+            if asked is not None:  # the person's wait: replayed, or waited for again
+                assert self.ask_person is not None
+                answer = await self.ask_person(_request_again(call.id, asked))
+                decision = decision or _persons_decision(call.id, asked, answer, self.expired)
             if decision is None:
-                records = self.gate.records
-                record = records[-1] if records and records[-1].tool_call_id == call.id else None
-                reason = outcome.reason if outcome is not None else None
-                if call.id in self.expired:
-                    reason = "Denied: nobody answered the approval before it expired."
-                decision = {
-                    "tool_call_id": call.id,
-                    "tool_name": call.name,
-                    "digest": self.current_digest,
-                    "block": bool(outcome and outcome.block),
-                    "terminate": bool(outcome and outcome.terminate),
-                    "reason": reason,
-                    "verdict": record.verdict if record else None,
-                    "decided_by": record.decided_by if record else None,
-                }
+                decision = await self._judge(inner, ctx, signal)
+            else:
+                self._show_in_the_log(decision)
             self._pending["decided"][call.id] = decision
             self._unwritten.add(call.id)
             if not decision["block"]:
@@ -240,6 +243,47 @@ class DurableRun:
             return BeforeToolCallResult(True, decision["reason"], decision["terminate"])
 
         return decided
+
+    async def _judge(
+        self, gate: BeforeToolCallHook, ctx: BeforeToolCallContext, signal: AbortSignal
+    ) -> dict[str, Any]:
+        """The gate's decision on a call that has none on record."""
+        call = ctx.tool_call
+        result = gate(ctx, signal)
+        outcome = await result if isinstance(result, Awaitable) else result
+        records = self.gate.records
+        record = records[-1] if records and records[-1].tool_call_id == call.id else None
+        reason = outcome.reason if outcome is not None else None
+        if call.id in self.expired:
+            reason = EXPIRED_REASON
+        return {
+            "tool_call_id": call.id,
+            "tool_name": call.name,
+            "digest": self.current_digest,
+            "block": bool(outcome and outcome.block),
+            "terminate": bool(outcome and outcome.terminate),
+            "reason": reason,
+            "verdict": record.verdict if record else None,
+            "decided_by": record.decided_by if record else None,
+            "record_reason": record.reason if record else None,
+        }
+
+    def _show_in_the_log(self, decision: dict[str, Any]) -> None:
+        """A recorded decision by a person or the reviewer, in the gate's audit trail again
+        (the session log, written anew on recovery, shows it as the first process did)."""
+        if decision.get("decided_by") not in ("approver", "reviewer", "session"):
+            return
+        self.gate.records.append(
+            GateRecord(
+                tool_call_id=decision["tool_call_id"],
+                tool_name=decision["tool_name"],
+                verdict=decision.get("verdict") or "approve",
+                outcome="denied" if decision["block"] else "allowed",
+                decided_by=decision["decided_by"],
+                reason=decision.get("record_reason") or decision.get("reason") or "",
+                digest=decision["digest"],
+            )
+        )
 
     def tool(self, tool: AgentTool) -> AgentTool:
         """``tool`` whose outcome is the call's *executed* fact."""
@@ -269,6 +313,54 @@ class DurableRun:
             return result
 
         return replace(tool, execute=executed)
+
+
+EXPIRED_REASON: Final = "Denied: nobody answered the approval before it expired."
+
+
+async def _read_facts(run_id: str | None) -> dict[str, dict[str, Any]]:
+    facts = _no_facts()
+    if run_id:
+        for step in await DBOS.list_workflow_steps_async(run_id):
+            output = step["output"]
+            if step["function_name"] == FACTS_STEP and isinstance(output, dict):
+                for kind in FACT_KINDS:
+                    facts[kind].update(output.get(kind, {}))
+    return facts
+
+
+def _request_again(call_id: str, asked: dict[str, Any]) -> ApprovalRequest:
+    """The request a person was (or is being) asked, as the record keeps it."""
+    return ApprovalRequest(
+        tool_name=asked["tool_name"],
+        args=asked.get("args") or {},
+        reason=asked.get("reason") or "",
+        digest=asked["digest"],
+        tool_call_id=call_id,
+    )
+
+
+def _persons_decision(
+    call_id: str, asked: dict[str, Any], answer: Decision, expired: set[str]
+) -> dict[str, Any]:
+    """The decision a person's answer makes (the gate's wording), for a wait that was cut off
+    before its decision was written."""
+    allowed = answer in ("allow_once", "allow_session")
+    why = asked.get("reason") or ""
+    reason = None if allowed else f"Denied by a person ({answer}): {why}."
+    if call_id in expired:
+        reason = EXPIRED_REASON
+    return {
+        "tool_call_id": call_id,
+        "tool_name": asked["tool_name"],
+        "digest": asked["digest"],
+        "block": not allowed,
+        "terminate": False,
+        "reason": reason,
+        "verdict": "approve",
+        "decided_by": "approver",
+        "record_reason": f"{answer}; asked because {why}" if allowed else reason,
+    }
 
 
 async def _run(

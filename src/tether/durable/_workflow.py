@@ -86,7 +86,9 @@ async def run_workflow(spec: dict[str, Any]) -> dict[str, Any]:
         raise RunRefused("no run builder: start runs with tether worker")
     run_id = DBOS.workflow_id or ""
     durable = DurableRun(gate=None)  # type: ignore[arg-type]
-    built = _builder(spec, run_id, DurableApprover(durable, _approval_expiry))
+    approver = DurableApprover(durable, _approval_expiry)
+    durable.ask_person = approver.confirm
+    built = _builder(spec, run_id, approver)
     refused = False
     try:
         durable.gate = built.gate
