@@ -16,14 +16,13 @@ from __future__ import annotations
 import math
 import re
 import time
-from collections.abc import Awaitable, Callable
 from typing import Any
 
-from tether.agent import CAPS_OWN_RESULT, AgentToolResult, ToolError, UpdateCallback
+from tether.agent import CAPS_OWN_RESULT, AgentToolResult, ToolError
 from tether.ai import AbortSignal, TextContent
 from tether.gate import Governance, Review
 
-from ._definition import ToolContext, ToolDefinition
+from ._definition import ToolDefinition, ToolRun, run_as_execute
 from ._tasks import Task, TaskLimitError, TaskManager
 from ._truncate import (
     DEFAULT_MAX_BYTES,
@@ -285,27 +284,17 @@ def _definition(
     description: str,
     properties: dict[str, Any],
     required: list[str],
-    run: Callable[[dict[str, Any], AbortSignal], Awaitable[AgentToolResult]],
+    run: ToolRun,
     snippet: str,
 ) -> ToolDefinition:
     """A task tool: every parameter shown to the reviewer, no approval needed, its own caps."""
     reviewed = {key: {**spec, "x-review": Review.INCLUDE.value} for key, spec in properties.items()}
-
-    async def execute(
-        tool_call_id: str,
-        params: dict[str, Any],
-        signal: AbortSignal,
-        on_update: UpdateCallback | None,
-        ctx: ToolContext,
-    ) -> AgentToolResult:
-        return await run(params, signal)
-
     return ToolDefinition(
         name=name,
         label=label,
         description=description,
         parameters={"type": "object", "properties": reviewed, "required": required},
-        execute=execute,
+        execute=run_as_execute(run),
         prompt_snippet=snippet,
         metadata={CAPS_OWN_RESULT: True},
         governance=Governance(),
