@@ -55,6 +55,7 @@ __all__ = [
     "RipgrepGlobFilter",
     "RipgrepOperations",
     "locate_ripgrep",
+    "rg_grep_args",
 ]
 
 _READ_CHUNK = 1024 * 1024
@@ -123,19 +124,7 @@ class RipgrepOperations:
 
     async def grep(self, query: GrepQuery, *, signal: AbortSignal | None = None) -> GrepOutcome:
         workdir, target = _search_root(query.path)
-        args = [*RG_GREP_OUTPUT_ARGS, *RG_COMMON_ARGS]
-        if target != ".":
-            args.append("--text")  # a file named explicitly is searched even if it is binary
-        if query.ignore_case:
-            args.append("--ignore-case")
-        if query.literal:
-            args.append("--fixed-strings")
-        if query.context > 0:
-            args += ["--context", str(query.context)]
-        glob_filter = RipgrepGlobFilter.for_glob(query.glob, searching_directory=target == ".")
-        args += [*glob_filter.args, *RG_EXCLUDE_GIT_DIR, *RG_EXCLUDE_SECRETS]
-        args += ["--regexp", query.pattern, *_path_args(target)]
-
+        args, glob_filter = rg_grep_args(query, target)
         collector = _MatchCollector(query.limit, query.context, glob_filter.accepts)
         async with _running_ripgrep(
             args, workdir, signal, terminator=b"\n", on_block=collector.add_block
@@ -160,6 +149,26 @@ class RipgrepOperations:
             exit_code = await run.finish()
         _raise_if_refused(exit_code, run, produced_output=listing.received_output)
         return listing.outcome()
+
+
+def rg_grep_args(query: GrepQuery, target: str) -> tuple[list[str], RipgrepGlobFilter]:
+    """rg's arguments for ``query``, run in its search root with ``target`` the path argument
+    (``"."`` for the root directory itself, ``./NAME`` for one file in it), and the glob filter
+    whose ``accepts`` the printed paths must still pass. Every backend that runs ``rg`` for
+    grep builds them here, so the searches agree."""
+    args = [*RG_GREP_OUTPUT_ARGS, *RG_COMMON_ARGS]
+    if target != ".":
+        args.append("--text")  # a file named explicitly is searched even if it is binary
+    if query.ignore_case:
+        args.append("--ignore-case")
+    if query.literal:
+        args.append("--fixed-strings")
+    if query.context > 0:
+        args += ["--context", str(query.context)]
+    glob_filter = RipgrepGlobFilter.for_glob(query.glob, searching_directory=target == ".")
+    args += [*glob_filter.args, *RG_EXCLUDE_GIT_DIR, *RG_EXCLUDE_SECRETS]
+    args += ["--regexp", query.pattern, *_path_args(target)]
+    return args, glob_filter
 
 
 def _find_args(
