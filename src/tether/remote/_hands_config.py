@@ -25,7 +25,7 @@ from typing import Any
 
 from tether.ai import TetherError
 
-from ._connection import DEFAULT_KNOWN_HOSTS
+from ._connection import DEFAULT_KNOWN_HOSTS, ssh_address
 from ._operations import SSHOperations
 from ._target import RemoteTargetError, parse_remote_target
 
@@ -53,9 +53,7 @@ class HandConfig:
 
     @property
     def address(self) -> str:
-        user = f"{self.user}@" if self.user else ""
-        port = f":{self.port}" if self.port != 22 else ""
-        return f"{user}{self.host}{port}"
+        return ssh_address(self.host, self.user, self.port)
 
     def operations(self) -> SSHOperations:
         """Operations on the hand's host (not connected until first used)."""
