@@ -36,7 +36,7 @@ import tempfile
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from operator import itemgetter
-from typing import IO, overload
+from typing import IO, Protocol, overload
 
 from tether.ai import AbortSignal
 
@@ -126,11 +126,7 @@ class RipgrepOperations:
         workdir, target = _search_root(query.path)
         args, glob_filter = rg_grep_args(query, target)
         collector = _MatchCollector(query.limit, query.context, glob_filter.accepts)
-        async with _running_ripgrep(
-            args, workdir, signal, terminator=b"\n", on_block=collector.add_block
-        ) as run:
-            exit_code = await run.finish()
-        _raise_if_refused(exit_code, run, produced_output=collector.received_output)
+        await _ripgrep_into(collector, args, workdir, signal, terminator=b"\n")
         return collector.outcome()
 
     async def find(
@@ -143,11 +139,7 @@ class RipgrepOperations:
         prune_git = target == "." and os.path.lexists(os.path.join(workdir, ".git"))
         args = _find_args(glob_filter, target, prune_git=prune_git)
         listing = _Listing(limit, glob_filter.accepts, skip_git_dirs=target == ".")
-        async with _running_ripgrep(
-            args, workdir, signal, terminator=b"\0", on_block=listing.add_block
-        ) as run:
-            exit_code = await run.finish()
-        _raise_if_refused(exit_code, run, produced_output=listing.received_output)
+        await _ripgrep_into(listing, args, workdir, signal, terminator=b"\0")
         return listing.outcome()
 
 
@@ -415,6 +407,31 @@ def _outside_git_dir(path: str) -> bool:
 
 def _relative(path: str) -> str:
     return path[2:] if path.startswith("./") else path
+
+
+class _Records(Protocol):
+    """Where rg's output goes, in blocks of whole records; ``add_block`` returns ``False`` to stop
+    rg early (enough is known)."""
+
+    received_output: bool
+
+    def add_block(self, block: bytes) -> bool: ...
+
+
+async def _ripgrep_into(
+    records: _Records,
+    args: list[str],
+    workdir: str,
+    signal: AbortSignal | None,
+    *,
+    terminator: bytes,
+) -> None:
+    """Run ``rg`` to its end with its output going to ``records``, then raise what it refused."""
+    async with _running_ripgrep(
+        args, workdir, signal, terminator=terminator, on_block=records.add_block
+    ) as run:
+        exit_code = await run.finish()
+    _raise_if_refused(exit_code, run, produced_output=records.received_output)
 
 
 def _raise_if_refused(exit_code: int | None, run: _RipgrepRun, *, produced_output: bool) -> None:
