@@ -22,8 +22,9 @@ from __future__ import annotations
 
 import contextlib
 import os
+from collections.abc import Callable
 from pathlib import Path
-from typing import Literal, TextIO
+from typing import Any, Literal, TextIO
 
 __all__ = [
     "config_dir",
@@ -32,6 +33,7 @@ __all__ = [
     "models_config_path",
     "open_private",
     "private_dir",
+    "read_toml",
     "write_private",
 ]
 
@@ -70,6 +72,25 @@ def models_config_path() -> Path:
 def config_toml_path() -> Path:
     """The ``config.toml`` (default model, MCP servers, hands) read when no other path is given."""
     return config_dir() / "config.toml"
+
+
+def read_toml(path: Path, error: Callable[[str], Exception]) -> dict[str, Any] | None:
+    """The table of the TOML file ``path``; ``None`` when there is no such file. Any other
+    failure raises ``error(message)``, the message naming the file and what is wrong with it
+    (not UTF-8, nested too deeply, unreadable, not valid TOML)."""
+    import tomllib
+
+    try:
+        with open(path, "rb") as handle:
+            return tomllib.load(handle)
+    except FileNotFoundError:
+        return None
+    except UnicodeDecodeError as exc:
+        raise error(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    except RecursionError:
+        raise error(f"{path}: invalid TOML: nested too deeply") from None
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise error(f"{path}: {exc}") from None
 
 
 def _tether_home() -> Path | None:

@@ -21,11 +21,11 @@ from __future__ import annotations
 
 import os
 import re
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, TypeAlias
 
+from tether._home import read_toml
 from tether.ai import TetherError
 
 __all__ = [
@@ -104,17 +104,9 @@ def load_server_configs(path: Path | None = None) -> list[McpServerConfig]:
     """The servers of ``path`` (default: ``config.toml`` of the config directory), in file
     order; none when the file or its ``[mcp.servers]`` table is missing."""
     path = path or config_path()
-    try:
-        with open(path, "rb") as handle:
-            data = tomllib.load(handle)
-    except FileNotFoundError:
+    data = read_toml(path, McpConfigError)
+    if data is None:
         return []
-    except UnicodeDecodeError as exc:
-        raise McpConfigError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
-    except RecursionError:
-        raise McpConfigError(f"{path}: invalid TOML: nested too deeply") from None
-    except (OSError, tomllib.TOMLDecodeError) as exc:
-        raise McpConfigError(f"{path}: {exc}") from None
     servers = data.get("mcp", {}).get("servers", {}) if isinstance(data.get("mcp"), dict) else {}
     if not isinstance(servers, dict):
         raise McpConfigError(f"{path}: [mcp.servers] must be a table of servers")
