@@ -154,26 +154,9 @@ def _task_output_tool(tasks: TaskManager) -> ToolDefinition:
             )
         if not task.running:
             task.seen_end = True
-        text, notice, end = _capped_range(task, start, task.output_bytes, newest=since is None)
-        task.read_offset = end
-        lines = [f"Task {task.id}: {describe_task(task)}."]
-        if until is not None:
-            lines.append(
-                f"A line matched {until.pattern!r}."
-                if matched
-                else f"No line matched {until.pattern!r} (waited up to {wait:g} s)."
-            )
-        body = text if text else "(no new output)"
-        footer = f"Output bytes {start}-{end}; the next read starts at {end}."
-        content = "\n\n".join(part for part in (" ".join(lines), body, notice, footer) if part)
-        details = {
-            **_details(task),
-            "since": start,
-            "next_offset": end,
-            "matched": matched,
-            "truncated": notice is not None,
-        }
-        return AgentToolResult([TextContent(content)], details)
+        return _output_read(
+            task, start, newest=since is None, until=until, matched=matched, wait=wait
+        )
 
     return _definition(
         "task_output",
@@ -207,6 +190,40 @@ def _task_output_tool(tasks: TaskManager) -> ToolDefinition:
         execute,
         "Read a background task's output and status",
     )
+
+
+def _output_read(
+    task: Task,
+    start: int,
+    *,
+    newest: bool,
+    until: re.Pattern[str] | None,
+    matched: bool,
+    wait: float,
+) -> AgentToolResult:
+    """``task_output``'s answer: the output from ``start`` on (capped, the ``newest`` kept when
+    reading on from the last read), the status, whether ``until`` matched; the task's read
+    offset moves to where this read ends."""
+    text, notice, end = _capped_range(task, start, task.output_bytes, newest=newest)
+    task.read_offset = end
+    lines = [f"Task {task.id}: {describe_task(task)}."]
+    if until is not None:
+        lines.append(
+            f"A line matched {until.pattern!r}."
+            if matched
+            else f"No line matched {until.pattern!r} (waited up to {wait:g} s)."
+        )
+    body = text if text else "(no new output)"
+    footer = f"Output bytes {start}-{end}; the next read starts at {end}."
+    content = "\n\n".join(part for part in (" ".join(lines), body, notice, footer) if part)
+    details = {
+        **_details(task),
+        "since": start,
+        "next_offset": end,
+        "matched": matched,
+        "truncated": notice is not None,
+    }
+    return AgentToolResult([TextContent(content)], details)
 
 
 def _task_list_tool(tasks: TaskManager) -> ToolDefinition:
