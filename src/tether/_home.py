@@ -15,6 +15,9 @@ directory and every directory inside it are tightened to 0700 when tether writes
 older, wider layout becomes private on first use; an existing directory outside it (a person's
 project holding a ``--session`` file) is left as it is.
 
+Reading. :func:`read_toml` reads a TOML file such as ``config.toml`` with one wording of what is
+wrong with it, whichever package reads it.
+
 Imports nothing of tether; ``ai.providers`` re-exports the public names.
 """
 
