@@ -16,7 +16,7 @@ older, wider layout becomes private on first use; an existing directory outside 
 project holding a ``--session`` file) is left as it is.
 
 Reading. :func:`read_toml` reads a TOML file such as ``config.toml`` with one wording of what is
-wrong with it, whichever package reads it.
+wrong with it, whichever package reads it; :func:`known_table` checks one of its tables.
 
 Imports nothing of tether; ``ai.providers`` re-exports the public names.
 """
@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from pathlib import Path
 from typing import Any, Literal, TextIO
 
@@ -33,6 +33,7 @@ __all__ = [
     "config_dir",
     "config_toml_path",
     "data_dir",
+    "known_table",
     "models_config_path",
     "open_private",
     "private_dir",
@@ -94,6 +95,19 @@ def read_toml(path: Path, error: Callable[[str], Exception]) -> dict[str, Any] |
         raise error(f"{path}: invalid TOML: nested too deeply") from None
     except (OSError, tomllib.TOMLDecodeError) as exc:
         raise error(f"{path}: {exc}") from None
+
+
+def known_table(
+    where: str, value: object, keys: Collection[str], error: Callable[[str], Exception]
+) -> dict[str, Any]:
+    """``value``, a table of ``config.toml`` named by ``where``, checked to be a table holding
+    only ``keys``; otherwise ``error(message)`` is raised."""
+    if not isinstance(value, dict):
+        raise error(f"{where} must be a table")
+    unknown = sorted(set(value) - set(keys))
+    if unknown:
+        raise error(f"{where}: unknown key(s) {', '.join(unknown)}")
+    return value
 
 
 def _tether_home() -> Path | None:

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, TypeAlias
 
-from tether._home import read_toml
+from tether._home import known_table, read_toml
 from tether.ai import TetherError
 
 __all__ = [
@@ -117,11 +117,7 @@ def _server(path: Path, name: str, table: Any) -> McpServerConfig:
     where = f"{path}: [mcp.servers.{name}]"
     if not NAME_PATTERN.fullmatch(name):
         raise McpConfigError(f"{where}: a server name may hold only letters, digits, _ and -")
-    if not isinstance(table, dict):
-        raise McpConfigError(f"{where} must be a table")
-    unknown = sorted(set(table) - _KEYS)
-    if unknown:
-        raise McpConfigError(f"{where}: unknown key(s) {', '.join(unknown)}")
+    table = known_table(where, table, _KEYS, McpConfigError)
     command, url = table.get("command"), table.get("url")
     if (command is None) == (url is None):
         raise McpConfigError(f"{where} needs exactly one of command (stdio) or url (HTTP)")

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from tether._home import known_table
 from tether.ai import TetherError
 
 from ._connection import DEFAULT_KNOWN_HOSTS, ssh_address
@@ -89,11 +90,7 @@ def load_hand_configs(path: Path | None = None) -> dict[str, HandConfig]:
 def _hand(where: str, name: str, table: Any) -> HandConfig:
     if not _NAME.fullmatch(name):
         raise HandConfigError(f"{where}: a hand's name may hold only letters, digits, _ and -")
-    if not isinstance(table, dict):
-        raise HandConfigError(f"{where} must be a table")
-    unknown = sorted(set(table) - _KEYS)
-    if unknown:
-        raise HandConfigError(f"{where}: unknown key(s) {', '.join(unknown)}")
+    table = known_table(where, table, _KEYS, HandConfigError)
     for key in _KEYS:
         if key in table and not (isinstance(table[key], str) and table[key].strip()):
             raise HandConfigError(f"{where}: {key} must be a non-empty string")
