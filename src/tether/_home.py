@@ -15,6 +15,9 @@ directory and every directory inside it are tightened to 0700 when tether writes
 older, wider layout becomes private on first use; an existing directory outside it (a person's
 project holding a ``--session`` file) is left as it is.
 
+Reading. :func:`read_toml` reads a TOML file such as ``config.toml`` with one wording of what is
+wrong with it, whichever package reads it; :func:`known_table` checks one of its tables.
+
 Imports nothing of tether; ``ai.providers`` re-exports the public names.
 """
 
@@ -22,16 +25,19 @@ from __future__ import annotations
 
 import contextlib
 import os
+from collections.abc import Callable, Collection
 from pathlib import Path
-from typing import Literal, TextIO
+from typing import Any, Literal, TextIO
 
 __all__ = [
     "config_dir",
     "config_toml_path",
     "data_dir",
+    "known_table",
     "models_config_path",
     "open_private",
     "private_dir",
+    "read_toml",
     "write_private",
 ]
 
@@ -70,6 +76,38 @@ def models_config_path() -> Path:
 def config_toml_path() -> Path:
     """The ``config.toml`` (default model, MCP servers, hands) read when no other path is given."""
     return config_dir() / "config.toml"
+
+
+def read_toml(path: Path, error: Callable[[str], Exception]) -> dict[str, Any] | None:
+    """The table of the TOML file ``path``; ``None`` when there is no such file. Any other
+    failure raises ``error(message)``, the message naming the file and what is wrong with it
+    (not UTF-8, nested too deeply, unreadable, not valid TOML)."""
+    import tomllib
+
+    try:
+        with open(path, "rb") as handle:
+            return tomllib.load(handle)
+    except FileNotFoundError:
+        return None
+    except UnicodeDecodeError as exc:
+        raise error(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    except RecursionError:
+        raise error(f"{path}: invalid TOML: nested too deeply") from None
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise error(f"{path}: {exc}") from None
+
+
+def known_table(
+    where: str, value: object, keys: Collection[str], error: Callable[[str], Exception]
+) -> dict[str, Any]:
+    """``value``, a table of ``config.toml`` named by ``where``, checked to be a table holding
+    only ``keys``; otherwise ``error(message)`` is raised."""
+    if not isinstance(value, dict):
+        raise error(f"{where} must be a table")
+    unknown = sorted(set(value) - set(keys))
+    if unknown:
+        raise error(f"{where}: unknown key(s) {', '.join(unknown)}")
+    return value
 
 
 def _tether_home() -> Path | None:

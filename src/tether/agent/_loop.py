@@ -229,19 +229,7 @@ async def _stream_assistant_message(
     """Stream one response into ``context.messages``; any failure becomes an error message."""
     partial: AssistantMessage | None = None
     try:
-        messages = context.messages
-        if config.transform_context is not None:
-            transformed = config.transform_context(messages, signal)
-            messages = await transformed if inspect.isawaitable(transformed) else transformed
-        convert = config.convert_to_llm or default_convert_to_llm
-        llm_messages = convert(messages)
-        if inspect.isawaitable(llm_messages):
-            llm_messages = await llm_messages
-        request = Context(
-            context.system_prompt,
-            repair_transcript(llm_messages),
-            [model_facing_tool(t) for t in tools_shown],
-        )
+        request = await _model_request(context, tools_shown, config, signal)
         options = (
             replace(config.stream_options, signal=signal)
             if config.stream_options is not None
@@ -252,14 +240,7 @@ async def _stream_assistant_message(
         async for event in config.stream_fn(config.model, request, options):
             kind = event.type
             if kind in ("done", "error"):
-                final = event.message  # type: ignore[union-attr]
-                if partial is None:
-                    context.messages.append(final)
-                    emit(MessageStart(final))
-                else:
-                    context.messages[-1] = final
-                emit(MessageEnd(final))
-                return final
+                return _settle(context, partial, event.message, emit)  # type: ignore[union-attr]
             if partial is None:
                 partial = event.partial
                 context.messages.append(partial)
@@ -277,10 +258,41 @@ async def _stream_assistant_message(
             api=config.model.api,
             error_message=f"Model request failed: {describe_error(exc)}",
         )
-        if partial is None:
-            context.messages.append(final)
-            emit(MessageStart(final))
-        else:
-            context.messages[-1] = final
-        emit(MessageEnd(final))
-        return final
+        return _settle(context, partial, final, emit)
+
+
+async def _model_request(
+    context: AgentContext,
+    tools_shown: list[AgentTool],
+    config: AgentLoopConfig,
+    signal: AbortSignal,
+) -> Context:
+    """What the model is sent: the messages through ``transform_context`` and
+    ``convert_to_llm``, repaired, with the tools it may call."""
+    messages = context.messages
+    if config.transform_context is not None:
+        transformed = config.transform_context(messages, signal)
+        messages = await transformed if inspect.isawaitable(transformed) else transformed
+    convert = config.convert_to_llm or default_convert_to_llm
+    llm_messages = convert(messages)
+    if inspect.isawaitable(llm_messages):
+        llm_messages = await llm_messages
+    return Context(
+        context.system_prompt,
+        repair_transcript(llm_messages),
+        [model_facing_tool(t) for t in tools_shown],
+    )
+
+
+def _settle(
+    context: AgentContext, partial: AssistantMessage | None, final: AssistantMessage, emit: Emit
+) -> AssistantMessage:
+    """Put ``final`` where the streamed ``partial`` stood (or append it, started, when the
+    stream never got as far as a partial) and end the message."""
+    if partial is None:
+        context.messages.append(final)
+        emit(MessageStart(final))
+    else:
+        context.messages[-1] = final
+    emit(MessageEnd(final))
+    return final

@@ -80,6 +80,23 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"tether {__version__}")
+    _add_run_options(parser)
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    commands.add_parser("demo", help="the offline tour (no key, no network)")
+    commands.add_parser("models", help="list known and configured models")
+    check = commands.add_parser("check-command", help="how the shell policy judges a command")
+    check.add_argument("script", metavar="CMD", help="the bash command to classify")
+    check.add_argument("--workspace", metavar="DIR", help="judge paths for this workspace")
+    _add_sessions_command(commands)
+    _add_mcp_commands(commands)
+    _add_skills_commands(commands)
+    _add_durable_commands(commands)
+    _add_hand_commands(commands)
+    return parser
+
+
+def _add_run_options(parser: argparse.ArgumentParser) -> None:
+    """The options of a run (``tether``, ``tether -p TASK``)."""
     parser.add_argument("-p", "--print", dest="prompt", metavar="TASK", help="run TASK and exit")
     parser.add_argument(
         "--mode",
@@ -130,12 +147,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--hand", metavar="NAME", help="run the tools on this configured hand")
 
-    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
-    commands.add_parser("demo", help="the offline tour (no key, no network)")
-    commands.add_parser("models", help="list known and configured models")
-    check = commands.add_parser("check-command", help="how the shell policy judges a command")
-    check.add_argument("script", metavar="CMD", help="the bash command to classify")
-    check.add_argument("--workspace", metavar="DIR", help="judge paths for this workspace")
+
+def _add_sessions_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     sessions = commands.add_parser("sessions", help="list, show or export sessions")
     actions = sessions.add_subparsers(dest="action", metavar="ACTION", required=True)
     listing = actions.add_parser("list", help="sessions, newest first")
@@ -145,9 +158,9 @@ def build_parser() -> argparse.ArgumentParser:
     export = actions.add_parser("export", help="write a session as one HTML page")
     export.add_argument("id", metavar="ID")
     export.add_argument("--html", metavar="FILE", required=True)
-    _add_mcp_commands(commands)
-    _add_skills_commands(commands)
-    _add_durable_commands(commands)
+
+
+def _add_hand_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     hand = commands.add_parser("hand", help="serve this host's governed tools to a caller")
     hand.add_argument("--stdio", action="store_true", required=True, help="JSON lines on stdio")
     hand.add_argument("--gate", choices=GATE_MODES, default="normal", help="gate mode (normal)")
@@ -159,7 +172,6 @@ def build_parser() -> argparse.ArgumentParser:
     hands_actions.add_parser("list", help="every hand, connected to: tools, gate, where")
     check_hand = hands_actions.add_parser("check", help="connect one hand and describe it")
     check_hand.add_argument("name", metavar="NAME")
-    return parser
 
 
 def _add_durable_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -72,21 +72,7 @@ async def run_print(
         stderr.write(f"tether: {EMBEDDED_MODEL_NOTE}\n")
     stats = RunStats()
     runtime.agent.subscribe(stats.observe)
-    if json_lines:
-        stdout.write(dumps(session_header(runtime)) + "\n")
-
-        def write_event(event: AgentEvent) -> None:
-            stdout.write(dumps(event_to_json(event)) + "\n")
-            stdout.flush()
-
-        def write_task_event(event: TaskEvent) -> None:
-            stdout.write(dumps(task_event_to_json(event)) + "\n")
-            stdout.flush()
-
-        runtime.agent.subscribe(write_event)
-        runtime.tasks.subscribe(write_task_event)
-    elif stderr.isatty():
-        runtime.agent.subscribe(ProgressPrinter(runtime.definitions, stderr))
+    _show_progress(runtime, json_lines=json_lines, stdout=stdout, stderr=stderr)
     try:
         await runtime.prompt(task)
         stopped = await runtime.stop_tasks()
@@ -119,6 +105,26 @@ async def run_print(
         if runtime.session is not None and unsaved is None:
             stderr.write(f"tether: session {runtime.session.id[:8]} ({runtime.session.path})\n")
     return 1 if failed else TRUNCATED if truncated else 0
+
+
+def _show_progress(runtime: Runtime, *, json_lines: bool, stdout: TextIO, stderr: TextIO) -> None:
+    """What the run shows while it goes: every event as a JSON line after the session header,
+    or, on a terminal, the progress lines on ``stderr``."""
+    if json_lines:
+        stdout.write(dumps(session_header(runtime)) + "\n")
+
+        def write_event(event: AgentEvent) -> None:
+            stdout.write(dumps(event_to_json(event)) + "\n")
+            stdout.flush()
+
+        def write_task_event(event: TaskEvent) -> None:
+            stdout.write(dumps(task_event_to_json(event)) + "\n")
+            stdout.flush()
+
+        runtime.agent.subscribe(write_event)
+        runtime.tasks.subscribe(write_task_event)
+    elif stderr.isatty():
+        runtime.agent.subscribe(ProgressPrinter(runtime.definitions, stderr))
 
 
 def _truncation_note(runtime: Runtime) -> str:

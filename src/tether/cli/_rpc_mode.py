@@ -129,42 +129,18 @@ def _handle(
     output: _Output,
     running: asyncio.Task[Any] | None,
 ) -> asyncio.Task[Any] | None:
-    try:
-        command, replaced = decode_json_line(line)
-    except ValueError as exc:
-        output.write(_failure(None, f"not JSON: {exc}"))
-        return running
-    if replaced:
-        output.write(
-            {
-                "type": "notice",
-                "text": f"{replaced} character(s) of the command were not valid Unicode and are"
-                " replaced by U+FFFD",
-            }
-        )
-    if not isinstance(command, dict) or not isinstance(command.get("type"), str):
-        output.write(_failure(None, 'a command is a JSON object with a "type"'))
+    """Answer one command line; returns the prompt's run in progress (a new one when this
+    line started one)."""
+    command = _command(line, output)
+    if command is None:
         return running
     kind = command["type"]
-    agent = runtime.agent
     busy = running is not None and not running.done()
     if kind in ("prompt", "steer", "follow_up"):
-        text = command.get("text")
-        if not isinstance(text, str) or not text:
-            output.write(_failure(kind, '"text" must be a non-empty string'))
-            return running
-        if kind == "prompt":
-            if busy:
-                output.write(_failure(kind, "a run is in progress: send steer or follow_up"))
-                return running
-            output.write(_success(kind))
-            started: asyncio.Task[Any] = asyncio.ensure_future(_prompt(runtime, output, text))
-            return started
-        (agent.steer if kind == "steer" else agent.follow_up)(text)
-        output.write(_success(kind))
-        return running
+        started = _take_text(kind, command.get("text"), runtime, output, busy=busy)
+        return started if started is not None else running
     if kind == "abort":
-        agent.abort()
+        runtime.agent.abort()
         approver.deny_all()
         output.write(_success(kind))
     elif kind == "approval":
@@ -192,6 +168,46 @@ def _handle(
         )
         output.write(_failure(kind, f"unknown command {kind!r}; known: {known}"))
     return running
+
+
+def _command(line: str, output: _Output) -> dict[str, Any] | None:
+    """The command object of ``line``; ``None``, with the failure written, when it is none."""
+    try:
+        command, replaced = decode_json_line(line)
+    except ValueError as exc:
+        output.write(_failure(None, f"not JSON: {exc}"))
+        return None
+    if replaced:
+        output.write(
+            {
+                "type": "notice",
+                "text": f"{replaced} character(s) of the command were not valid Unicode and are"
+                " replaced by U+FFFD",
+            }
+        )
+    if not isinstance(command, dict) or not isinstance(command.get("type"), str):
+        output.write(_failure(None, 'a command is a JSON object with a "type"'))
+        return None
+    return command
+
+
+def _take_text(
+    kind: str, text: object, runtime: Any, output: _Output, *, busy: bool
+) -> asyncio.Task[Any] | None:
+    """``prompt``, ``steer`` or ``follow_up`` with ``text``; a prompt's run when one starts."""
+    if not isinstance(text, str) or not text:
+        output.write(_failure(kind, '"text" must be a non-empty string'))
+        return None
+    if kind == "prompt":
+        if busy:
+            output.write(_failure(kind, "a run is in progress: send steer or follow_up"))
+            return None
+        output.write(_success(kind))
+        return asyncio.ensure_future(_prompt(runtime, output, text))
+    agent = runtime.agent
+    (agent.steer if kind == "steer" else agent.follow_up)(text)
+    output.write(_success(kind))
+    return None
 
 
 _cancelling: set[asyncio.Task[None]] = set()

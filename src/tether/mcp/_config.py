@@ -21,11 +21,11 @@ from __future__ import annotations
 
 import os
 import re
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, TypeAlias
 
+from tether._home import known_table, read_toml
 from tether.ai import TetherError
 
 __all__ = [
@@ -104,17 +104,9 @@ def load_server_configs(path: Path | None = None) -> list[McpServerConfig]:
     """The servers of ``path`` (default: ``config.toml`` of the config directory), in file
     order; none when the file or its ``[mcp.servers]`` table is missing."""
     path = path or config_path()
-    try:
-        with open(path, "rb") as handle:
-            data = tomllib.load(handle)
-    except FileNotFoundError:
+    data = read_toml(path, McpConfigError)
+    if data is None:
         return []
-    except UnicodeDecodeError as exc:
-        raise McpConfigError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
-    except RecursionError:
-        raise McpConfigError(f"{path}: invalid TOML: nested too deeply") from None
-    except (OSError, tomllib.TOMLDecodeError) as exc:
-        raise McpConfigError(f"{path}: {exc}") from None
     servers = data.get("mcp", {}).get("servers", {}) if isinstance(data.get("mcp"), dict) else {}
     if not isinstance(servers, dict):
         raise McpConfigError(f"{path}: [mcp.servers] must be a table of servers")
@@ -125,11 +117,7 @@ def _server(path: Path, name: str, table: Any) -> McpServerConfig:
     where = f"{path}: [mcp.servers.{name}]"
     if not NAME_PATTERN.fullmatch(name):
         raise McpConfigError(f"{where}: a server name may hold only letters, digits, _ and -")
-    if not isinstance(table, dict):
-        raise McpConfigError(f"{where} must be a table")
-    unknown = sorted(set(table) - _KEYS)
-    if unknown:
-        raise McpConfigError(f"{where}: unknown key(s) {', '.join(unknown)}")
+    table = known_table(where, table, _KEYS, McpConfigError)
     command, url = table.get("command"), table.get("url")
     if (command is None) == (url is None):
         raise McpConfigError(f"{where} needs exactly one of command (stdio) or url (HTTP)")

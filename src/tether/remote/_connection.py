@@ -19,7 +19,13 @@ from tether.ai import TetherError
 if TYPE_CHECKING:
     import asyncssh
 
-__all__ = ["DEFAULT_KNOWN_HOSTS", "HostKeyMismatchError", "RemoteConnectionError", "SSHConnection"]
+__all__ = [
+    "DEFAULT_KNOWN_HOSTS",
+    "HostKeyMismatchError",
+    "RemoteConnectionError",
+    "SSHConnection",
+    "ssh_address",
+]
 
 DEFAULT_KNOWN_HOSTS = "~/.ssh/known_hosts"
 _CONNECT_TIMEOUT_SECONDS = 20.0
@@ -31,6 +37,13 @@ class RemoteConnectionError(TetherError, ConnectionError):
 
 class HostKeyMismatchError(RemoteConnectionError):
     """The host presented a key that its ``known_hosts`` entry does not trust."""
+
+
+def ssh_address(host: str, user: str | None, port: int) -> str:
+    """``user@host:port`` as a person would name it: no unset user, no default port."""
+    user_part = f"{user}@" if user else ""
+    port_part = f":{port}" if port != 22 else ""
+    return f"{user_part}{host}{port_part}"
 
 
 class SSHConnection:
@@ -57,9 +70,7 @@ class SSHConnection:
     @property
     def address(self) -> str:
         """``user@host:port`` as the user would name it, for messages."""
-        user = f"{self.user}@" if self.user else ""
-        port = f":{self.port}" if self.port != 22 else ""
-        return f"{user}{self.host}{port}"
+        return ssh_address(self.host, self.user, self.port)
 
     async def connection(self) -> asyncssh.SSHClientConnection:
         async with self._lock:

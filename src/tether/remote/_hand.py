@@ -152,10 +152,7 @@ async def serve_hand(
 ) -> None:
     """Serve one caller: ``lines`` in, ``send`` out, until the input ends."""
     approver = _HandApprover(send, clock)
-    gate = Gate(mode, approver, workspace=workspace)
-    used: set[str] = set()
-    running: dict[str, AbortController] = {}
-    tasks: set[asyncio.Task[None]] = set()
+    calls = _HandCalls(send, tools, Gate(mode, approver, workspace=workspace), approver)
     send(
         {
             "type": "hello",
@@ -166,24 +163,80 @@ async def serve_hand(
             "tools": catalog(tools),
         }
     )
+    try:
+        async for line in lines:
+            calls.receive(_parse(line))
+    finally:
+        await calls.close()
 
-    async def run(run_id: str, tool_call: ToolCall, controller: AbortController) -> None:
+
+class _HandCalls:
+    """One caller's calls: each runs in a task of its own through the hand's gate and can be
+    cancelled by its run id; a run id is used once."""
+
+    def __init__(
+        self, send: Send, tools: Sequence[AgentTool], gate: Gate, approver: _HandApprover
+    ) -> None:
+        self.send = send
+        self.tools = tools
+        self.gate = gate
+        self.approver = approver
+        self.used: set[str] = set()
+        self.running: dict[str, AbortController] = {}
+        self.tasks: set[asyncio.Task[None]] = set()
+
+    def receive(self, message: dict[str, Any] | None) -> None:
+        """Act on one request line (``None``: one that was not a JSON object)."""
+        kind = message.get("type") if message is not None else None
+        run_id = message.get("run_id") if message is not None else None
+        if message is None or not isinstance(run_id, str) or kind not in ("call", "cancel"):
+            self.send({"type": "error", "error": "expected a call or cancel object with a run_id"})
+        elif kind == "cancel":
+            controller = self.running.get(run_id)
+            if controller is not None:
+                controller.abort("cancelled by the caller")
+        elif run_id in self.used:
+            self.send(
+                _refusal(run_id, f"run id {run_id!r} was already used; a call never runs twice")
+            )
+        else:
+            self._start(run_id, message)
+
+    def _start(self, run_id: str, message: dict[str, Any]) -> None:
+        self.used.add(run_id)
+        arguments = message.get("arguments")
+        approval = message.get("approval")
+        self.approver.presented[run_id] = approval if isinstance(approval, str) else None
+        controller = AbortController()
+        self.running[run_id] = controller
+        tool_call = ToolCall(
+            run_id,
+            str(message.get("tool")),
+            arguments if isinstance(arguments, dict) else {},
+        )
+        task = asyncio.ensure_future(self._run(run_id, tool_call, controller))
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
+
+    async def _run(self, run_id: str, tool_call: ToolCall, controller: AbortController) -> None:
         _RUN_ID.set(run_id)
 
         def observe(event: AgentEvent) -> None:
             if isinstance(event, ToolExecutionUpdate):
-                send({"type": "progress", "run_id": run_id, "text": _text(event.partial_result)})
+                self.send(
+                    {"type": "progress", "run_id": run_id, "text": _text(event.partial_result)}
+                )
 
         try:
             result = await run_tool_call(
                 tool_call,
-                tools,
-                before_tool_call=gate.before_tool_call,
-                after_tool_call=gate.after_tool_call,
+                self.tools,
+                before_tool_call=self.gate.before_tool_call,
+                after_tool_call=self.gate.after_tool_call,
                 signal=controller.signal,
                 on_event=observe,
             )
-            send(
+            self.send(
                 {
                     "type": "result",
                     "run_id": run_id,
@@ -194,44 +247,15 @@ async def serve_hand(
                 }
             )
         finally:
-            running.pop(run_id, None)
-            approver.presented.pop(run_id, None)
+            self.running.pop(run_id, None)
+            self.approver.presented.pop(run_id, None)
 
-    try:
-        async for line in lines:
-            message = _parse(line)
-            kind = message.get("type") if message is not None else None
-            run_id = message.get("run_id") if message is not None else None
-            if message is None or not isinstance(run_id, str) or kind not in ("call", "cancel"):
-                send({"type": "error", "error": "expected a call or cancel object with a run_id"})
-            elif kind == "cancel":
-                controller = running.get(run_id)
-                if controller is not None:
-                    controller.abort("cancelled by the caller")
-            elif run_id in used:
-                send(
-                    _refusal(run_id, f"run id {run_id!r} was already used; a call never runs twice")
-                )
-            else:
-                used.add(run_id)
-                arguments = message.get("arguments")
-                approval = message.get("approval")
-                approver.presented[run_id] = approval if isinstance(approval, str) else None
-                controller = AbortController()
-                running[run_id] = controller
-                tool_call = ToolCall(
-                    run_id,
-                    str(message.get("tool")),
-                    arguments if isinstance(arguments, dict) else {},
-                )
-                task = asyncio.ensure_future(run(run_id, tool_call, controller))
-                tasks.add(task)
-                task.add_done_callback(tasks.discard)
-    finally:
-        for controller in list(running.values()):
+    async def close(self) -> None:
+        """The input ended: abort the calls still running and wait for them to end."""
+        for controller in list(self.running.values()):
             controller.abort("the caller's connection ended")
-        if tasks:
-            await asyncio.wait(set(tasks))
+        if self.tasks:
+            await asyncio.wait(set(self.tasks))
 
 
 def _refusal(run_id: str, text: str) -> dict[str, Any]:

@@ -23,9 +23,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from tether._home import known_table
 from tether.ai import TetherError
 
-from ._connection import DEFAULT_KNOWN_HOSTS
+from ._connection import DEFAULT_KNOWN_HOSTS, ssh_address
 from ._operations import SSHOperations
 from ._target import RemoteTargetError, parse_remote_target
 
@@ -53,9 +54,7 @@ class HandConfig:
 
     @property
     def address(self) -> str:
-        user = f"{self.user}@" if self.user else ""
-        port = f":{self.port}" if self.port != 22 else ""
-        return f"{user}{self.host}{port}"
+        return ssh_address(self.host, self.user, self.port)
 
     def operations(self) -> SSHOperations:
         """Operations on the hand's host (not connected until first used)."""
@@ -91,11 +90,7 @@ def load_hand_configs(path: Path | None = None) -> dict[str, HandConfig]:
 def _hand(where: str, name: str, table: Any) -> HandConfig:
     if not _NAME.fullmatch(name):
         raise HandConfigError(f"{where}: a hand's name may hold only letters, digits, _ and -")
-    if not isinstance(table, dict):
-        raise HandConfigError(f"{where} must be a table")
-    unknown = sorted(set(table) - _KEYS)
-    if unknown:
-        raise HandConfigError(f"{where}: unknown key(s) {', '.join(unknown)}")
+    table = known_table(where, table, _KEYS, HandConfigError)
     for key in _KEYS:
         if key in table and not (isinstance(table[key], str) and table[key].strip()):
             raise HandConfigError(f"{where}: {key} must be a non-empty string")

@@ -3,17 +3,15 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Sequence
 
 from tether.ai import AbortSignal
 from tether.tools.operations import (
     DirEntry,
-    ExecResult,
     FileStat,
     FindOutcome,
     GrepOutcome,
     GrepQuery,
-    OutputFile,
 )
 
 from ._connection import DEFAULT_KNOWN_HOSTS, SSHConnection
@@ -24,7 +22,7 @@ from ._search import RemoteSearch
 __all__ = ["SSHOperations"]
 
 
-class SSHOperations:
+class SSHOperations(RemoteExec):
     """The read, write, edit, ls, bash, grep and find operations, run on ``host``.
 
     Files go over SFTP, commands and searches over exec channels of the same connection (asyncssh,
@@ -32,7 +30,9 @@ class SSHOperations:
     trusted by ``known_hosts``; ``client_keys`` are private-key paths (``None``: asyncssh's
     defaults and the SSH agent). ``cwd`` is the remote working directory the caller means to use
     (``None``: the login directory, see :meth:`home`); it is kept for the caller, since tools pass
-    absolute paths and their own ``cwd``.
+    absolute paths and their own ``cwd``. Commands and their output files are ``RemoteExec``'s,
+    as ``LocalOperations`` takes its own from ``LocalExecOperations``; a file operation first
+    waits for the output files handed out so far (``settle_output_files``).
     """
 
     def __init__(
@@ -48,9 +48,9 @@ class SSHOperations:
         self.connection = SSHConnection(
             host, user=user, port=port, known_hosts=known_hosts, client_keys=client_keys
         )
+        super().__init__(self.connection)
         self.cwd = cwd
         self._files = RemoteFiles(self.connection)
-        self._exec = RemoteExec(self.connection)
         self._search = RemoteSearch(self.connection, self._files)
 
     @property
@@ -64,15 +64,15 @@ class SSHOperations:
         return str(await sftp.realpath("."))
 
     async def stat(self, path: str) -> FileStat | None:
-        await self._exec.settle_output_files()
+        await self.settle_output_files()
         return await self._files.stat(path)
 
     async def read_range(self, path: str, offset: int, length: int) -> bytes:
-        await self._exec.settle_output_files()
+        await self.settle_output_files()
         return await self._files.read_range(path, offset, length)
 
     async def read_file(self, path: str) -> bytes:
-        await self._exec.settle_output_files()
+        await self.settle_output_files()
         return await self._files.read_file(path)
 
     async def write_file(self, path: str, data: bytes) -> None:
@@ -82,34 +82,17 @@ class SSHOperations:
         return await self._files.real_path(path)
 
     async def list_dir(self, path: str) -> list[DirEntry]:
-        await self._exec.settle_output_files()
+        await self.settle_output_files()
         return await self._files.list_dir(path)
 
-    def create_output_file(self, prefix: str) -> OutputFile:
-        return self._exec.create_output_file(prefix)
-
-    async def exec(
-        self,
-        command: str,
-        *,
-        cwd: str,
-        on_output: Callable[[bytes], None],
-        timeout: float | None = None,
-        signal: AbortSignal | None = None,
-        env: Mapping[str, str] | None = None,
-    ) -> ExecResult:
-        return await self._exec.exec(
-            command, cwd=cwd, on_output=on_output, timeout=timeout, signal=signal, env=env
-        )
-
     async def grep(self, query: GrepQuery, *, signal: AbortSignal | None = None) -> GrepOutcome:
-        await self._exec.settle_output_files()
+        await self.settle_output_files()
         return await self._search.grep(query, signal=signal)
 
     async def find(
         self, pattern: str, path: str, limit: int, *, signal: AbortSignal | None = None
     ) -> FindOutcome:
-        await self._exec.settle_output_files()
+        await self.settle_output_files()
         return await self._search.find(pattern, path, limit, signal=signal)
 
     def close_now(self) -> None:
@@ -119,5 +102,5 @@ class SSHOperations:
 
     async def close(self) -> None:
         """Finish pending output files and close the connection."""
-        await self._exec.settle_output_files()
+        await self.settle_output_files()
         await self.connection.close()

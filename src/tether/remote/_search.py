@@ -20,14 +20,13 @@ from tether.ai import AbortSignal
 from tether.tools.operations import (
     RG_COMMON_ARGS,
     RG_EXCLUDE_GIT_DIR,
-    RG_EXCLUDE_SECRETS,
-    RG_GREP_OUTPUT_ARGS,
     FindOutcome,
     GrepLine,
     GrepOutcome,
     GrepQuery,
     RipgrepGlobFilter,
     compile_glob,
+    rg_grep_args,
 )
 
 from ._connection import SSHConnection
@@ -46,20 +45,8 @@ class RemoteSearch:
 
     async def grep(self, query: GrepQuery, *, signal: AbortSignal | None = None) -> GrepOutcome:
         workdir, target = await self._search_root(query.path)
-        args = [*RG_GREP_OUTPUT_ARGS, *RG_COMMON_ARGS]
-        if target != ".":
-            args.append("--text")
-        if query.ignore_case:
-            args.append("--ignore-case")
-        if query.literal:
-            args.append("--fixed-strings")
-        if query.context > 0:
-            args += ["--context", str(query.context)]
-        glob_filter = RipgrepGlobFilter.for_glob(query.glob, searching_directory=target == ".")
-        type_args, accepts = glob_filter.args, glob_filter.accepts
-        args += [*type_args, *RG_EXCLUDE_GIT_DIR, *RG_EXCLUDE_SECRETS, "--regexp", query.pattern]
-        args += _path_args(target)
-        collector = _MatchCollector(query.limit, query.context, accepts)
+        args, glob_filter = rg_grep_args(query, target)
+        collector = _MatchCollector(query.limit, query.context, glob_filter.accepts)
         run = await self._run(args, workdir, _Records(collector.add_block, b"\n"), signal)
         self._raise_if_refused(run, produced_output=collector.received_output)
         return collector.outcome()
@@ -137,10 +124,6 @@ class _Records:
         end = data.rfind(self._terminator) + 1
         self._pending = data[end:]
         return end == 0 or self._on_block(data[:end])
-
-
-def _path_args(target: str) -> list[str]:
-    return [] if target == "." else ["--", target]
 
 
 def _relative(path: str) -> str:

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from tether.ai import TetherError
 
+from ._connection import ssh_address
 from ._operations import SSHOperations
 
 __all__ = ["RemoteTarget", "RemoteTargetError", "open_remote_workspace", "parse_remote_target"]
@@ -34,9 +35,7 @@ class RemoteTarget:
     @property
     def address(self) -> str:
         """``user@host:port`` as the user would name it (no default port, no unset user)."""
-        user = f"{self.user}@" if self.user else ""
-        port = f":{self.port}" if self.port != 22 else ""
-        return f"{user}{self.host}{port}"
+        return ssh_address(self.host, self.user, self.port)
 
     def __str__(self) -> str:
         """``user@host[:port]:/path``: the address and, when known, the directory."""

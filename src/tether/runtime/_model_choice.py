@@ -4,7 +4,6 @@ key is set, else the embedded local model when installed — or an error that sa
 from __future__ import annotations
 
 import os
-import tomllib
 
 from tether.ai import Model
 
@@ -58,20 +57,12 @@ def _check_key(model: Model) -> None:
 
 def configured_default() -> str | None:
     """``model`` in ``config.toml`` of the config directory, if set."""
-    from tether._home import config_toml_path
+    from tether._home import config_toml_path, read_toml
 
     path = config_toml_path()
-    try:
-        with open(path, "rb") as handle:
-            data = tomllib.load(handle)
-    except FileNotFoundError:
+    data = read_toml(path, RunSetupError)
+    if data is None:
         return None
-    except UnicodeDecodeError as exc:
-        raise RunSetupError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
-    except RecursionError:
-        raise RunSetupError(f"{path}: invalid TOML: nested too deeply") from None
-    except (OSError, tomllib.TOMLDecodeError) as exc:
-        raise RunSetupError(f"{path}: {exc}") from None
     value = data.get("model")
     if value is not None and not isinstance(value, str):
         raise RunSetupError(f"{path}: 'model' must be a string like \"openai/gpt-4.1\"")

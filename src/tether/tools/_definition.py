@@ -17,7 +17,14 @@ from tether.agent import AgentTool, AgentToolResult, ExecutionMode, UpdateCallba
 from tether.ai import AbortSignal
 from tether.gate import govern
 
-__all__ = ["DefinitionExecute", "ToolContext", "ToolDefinition", "wrap_tool_definition"]
+__all__ = [
+    "DefinitionExecute",
+    "ToolContext",
+    "ToolDefinition",
+    "ToolRun",
+    "run_as_execute",
+    "wrap_tool_definition",
+]
 
 
 @dataclass(slots=True)
@@ -33,6 +40,25 @@ class ToolContext:
 DefinitionExecute = Callable[
     [str, Any, AbortSignal, UpdateCallback | None, ToolContext], Awaitable[AgentToolResult | str]
 ]
+
+ToolRun = Callable[[dict[str, Any], AbortSignal], Awaitable[AgentToolResult]]
+"""The part of an ``execute`` most tools need: the call's arguments and its abort signal."""
+
+
+def run_as_execute(run: ToolRun) -> DefinitionExecute:
+    """``run`` as a full :data:`DefinitionExecute`, for a tool that has no use for the call's
+    id, its progress callback or the context."""
+
+    async def execute(
+        tool_call_id: str,
+        params: Any,
+        signal: AbortSignal,
+        on_update: UpdateCallback | None,
+        ctx: ToolContext,
+    ) -> AgentToolResult:
+        return await run(params, signal)
+
+    return execute
 
 
 @dataclass(slots=True)

@@ -16,14 +16,13 @@ from __future__ import annotations
 import math
 import re
 import time
-from collections.abc import Awaitable, Callable
 from typing import Any
 
-from tether.agent import CAPS_OWN_RESULT, AgentToolResult, ToolError, UpdateCallback
+from tether.agent import CAPS_OWN_RESULT, AgentToolResult, ToolError
 from tether.ai import AbortSignal, TextContent
 from tether.gate import Governance, Review
 
-from ._definition import ToolContext, ToolDefinition
+from ._definition import ToolDefinition, ToolRun, run_as_execute
 from ._tasks import Task, TaskLimitError, TaskManager
 from ._truncate import (
     DEFAULT_MAX_BYTES,
@@ -155,26 +154,9 @@ def _task_output_tool(tasks: TaskManager) -> ToolDefinition:
             )
         if not task.running:
             task.seen_end = True
-        text, notice, end = _capped_range(task, start, task.output_bytes, newest=since is None)
-        task.read_offset = end
-        lines = [f"Task {task.id}: {describe_task(task)}."]
-        if until is not None:
-            lines.append(
-                f"A line matched {until.pattern!r}."
-                if matched
-                else f"No line matched {until.pattern!r} (waited up to {wait:g} s)."
-            )
-        body = text if text else "(no new output)"
-        footer = f"Output bytes {start}-{end}; the next read starts at {end}."
-        content = "\n\n".join(part for part in (" ".join(lines), body, notice, footer) if part)
-        details = {
-            **_details(task),
-            "since": start,
-            "next_offset": end,
-            "matched": matched,
-            "truncated": notice is not None,
-        }
-        return AgentToolResult([TextContent(content)], details)
+        return _output_read(
+            task, start, newest=since is None, until=until, matched=matched, wait=wait
+        )
 
     return _definition(
         "task_output",
@@ -208,6 +190,40 @@ def _task_output_tool(tasks: TaskManager) -> ToolDefinition:
         execute,
         "Read a background task's output and status",
     )
+
+
+def _output_read(
+    task: Task,
+    start: int,
+    *,
+    newest: bool,
+    until: re.Pattern[str] | None,
+    matched: bool,
+    wait: float,
+) -> AgentToolResult:
+    """``task_output``'s answer: the output from ``start`` on (capped, the ``newest`` kept when
+    reading on from the last read), the status, whether ``until`` matched; the task's read
+    offset moves to where this read ends."""
+    text, notice, end = _capped_range(task, start, task.output_bytes, newest=newest)
+    task.read_offset = end
+    lines = [f"Task {task.id}: {describe_task(task)}."]
+    if until is not None:
+        lines.append(
+            f"A line matched {until.pattern!r}."
+            if matched
+            else f"No line matched {until.pattern!r} (waited up to {wait:g} s)."
+        )
+    body = text if text else "(no new output)"
+    footer = f"Output bytes {start}-{end}; the next read starts at {end}."
+    content = "\n\n".join(part for part in (" ".join(lines), body, notice, footer) if part)
+    details = {
+        **_details(task),
+        "since": start,
+        "next_offset": end,
+        "matched": matched,
+        "truncated": notice is not None,
+    }
+    return AgentToolResult([TextContent(content)], details)
 
 
 def _task_list_tool(tasks: TaskManager) -> ToolDefinition:
@@ -285,27 +301,17 @@ def _definition(
     description: str,
     properties: dict[str, Any],
     required: list[str],
-    run: Callable[[dict[str, Any], AbortSignal], Awaitable[AgentToolResult]],
+    run: ToolRun,
     snippet: str,
 ) -> ToolDefinition:
     """A task tool: every parameter shown to the reviewer, no approval needed, its own caps."""
     reviewed = {key: {**spec, "x-review": Review.INCLUDE.value} for key, spec in properties.items()}
-
-    async def execute(
-        tool_call_id: str,
-        params: dict[str, Any],
-        signal: AbortSignal,
-        on_update: UpdateCallback | None,
-        ctx: ToolContext,
-    ) -> AgentToolResult:
-        return await run(params, signal)
-
     return ToolDefinition(
         name=name,
         label=label,
         description=description,
         parameters={"type": "object", "properties": reviewed, "required": required},
-        execute=execute,
+        execute=run_as_execute(run),
         prompt_snippet=snippet,
         metadata={CAPS_OWN_RESULT: True},
         governance=Governance(),

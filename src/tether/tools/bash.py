@@ -32,6 +32,7 @@ import logging
 import math
 import re
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from tether.agent import AgentToolResult, ToolError, UpdateCallback
@@ -109,68 +110,7 @@ def _define(
     active_sandbox = in_use if isinstance(in_use, BubblewrapSandbox) else None
     sandboxed = active_sandbox is not None
     jail = _read_only_jail(ops, active_sandbox, working_directory)
-
-    async def execute(
-        tool_call_id: str,
-        params: dict[str, Any],
-        signal: AbortSignal,
-        on_update: UpdateCallback | None,
-        ctx: ToolContext,
-    ) -> AgentToolResult:
-        command: str = params["command"]
-        timeout: float | None = params.get("timeout")
-        if timeout is None:
-            timeout = default_timeout
-        elif not _is_valid_timeout(timeout):
-            raise ToolError(f"timeout must be a finite number of seconds above 0, got {timeout!r}.")
-        jailed = jail is not None and params.get(PROVED_READ_ONLY) is True
-        runner = LocalExecOperations(sandbox=jail) if jailed else _runner_for(ops, command)
-        if params.get("background") is True:
-            if tasks is None:
-                raise ToolError("This bash tool cannot run commands in the background.")
-            return await start_background_task(
-                tasks,
-                runner,  # an allowed background command runs in the read-only jail too
-                command,
-                cwd=working_directory,
-                timeout=params.get("timeout"),
-                tool_call_id=tool_call_id,
-                sandboxed=sandboxed,
-                signal=signal,
-            )
-        output = SpillingOutput(_output_file_maker(ops))
-        progress = _ThrottledProgress(on_update, lambda: _partial_result(output.view()))
-
-        def on_output(chunk: bytes) -> None:
-            output.feed(chunk)
-            progress.output_arrived()
-
-        try:
-            try:
-                result = await runner.exec(
-                    command,
-                    cwd=working_directory,
-                    on_output=on_output,
-                    timeout=timeout,
-                    signal=signal,
-                )
-            except FileNotFoundError as error:
-                if error.filename != working_directory:
-                    raise
-                raise ToolError(f"Working directory does not exist: {cwd}") from None
-            finally:
-                progress.stop()
-            progress.flush()
-        finally:
-            output.close()
-        view = output.view()  # after close: a spill file that failed to save is not named
-        return _final_result(view, result, timeout, sandboxed=sandboxed, jailed=jailed)
-
-    timeout_default = (
-        f"Default: {default_timeout:g} second{'' if default_timeout == 1 else 's'}."
-        if default_timeout is not None
-        else "Default: no timeout."
-    )
+    bash = _Bash(cwd, working_directory, ops, jail, sandboxed, default_timeout, tasks)
     return ToolDefinition(
         name="bash",
         label="Bash",
@@ -183,24 +123,8 @@ def _define(
             + _sandbox_description(active_sandbox)
             + (_JAIL_DESCRIPTION if jail is not None else "")
         ),
-        parameters={
-            "type": "object",
-            "properties": {
-                "command": {
-                    "type": "string",
-                    "description": "The command to run with bash -c, in the working directory.",
-                },
-                "timeout": {
-                    "type": "number",
-                    "exclusiveMinimum": 0,
-                    "description": "Seconds after which the command and every process it "
-                    f"started are killed. {timeout_default}",
-                },
-                **(_BACKGROUND_PARAMETER if tasks is not None else {}),
-            },
-            "required": ["command"],
-        },
-        execute=execute,
+        parameters=_parameters(default_timeout, background=tasks is not None),
+        execute=bash.execute,
         prompt_snippet="Run shell commands in the working directory (tests, builds, git, scripts)",
         prompt_guidelines=[
             "Commands run without a terminal or input: pass flags such as --yes and avoid "
@@ -209,6 +133,121 @@ def _define(
         ],
         metadata={"sandboxed": sandboxed, "read_only_jail": jail is not None},
     )
+
+
+@dataclass(frozen=True, slots=True)
+class _Bash:
+    """One bash tool as made: where its commands run, in what, and with which defaults."""
+
+    cwd: str
+    working_directory: str
+    ops: BashOperations
+    jail: BubblewrapSandbox | None
+    sandboxed: bool
+    default_timeout: float | None
+    tasks: TaskManager | None
+
+    async def execute(
+        self,
+        tool_call_id: str,
+        params: dict[str, Any],
+        signal: AbortSignal,
+        on_update: UpdateCallback | None,
+        ctx: ToolContext,
+    ) -> AgentToolResult:
+        command: str = params["command"]
+        timeout: float | None = params.get("timeout")
+        if timeout is None:
+            timeout = self.default_timeout
+        elif not _is_valid_timeout(timeout):
+            raise ToolError(f"timeout must be a finite number of seconds above 0, got {timeout!r}.")
+        jailed = self.jail is not None and params.get(PROVED_READ_ONLY) is True
+        runner = (
+            LocalExecOperations(sandbox=self.jail) if jailed else _runner_for(self.ops, command)
+        )
+        if params.get("background") is True:
+            if self.tasks is None:
+                raise ToolError("This bash tool cannot run commands in the background.")
+            return await start_background_task(
+                self.tasks,
+                runner,  # an allowed background command runs in the read-only jail too
+                command,
+                cwd=self.working_directory,
+                timeout=params.get("timeout"),
+                tool_call_id=tool_call_id,
+                sandboxed=self.sandboxed,
+                signal=signal,
+            )
+        try:
+            view, result = await _run_in_foreground(
+                runner, command, self.ops, self.working_directory, timeout, signal, on_update
+            )
+        except FileNotFoundError as error:
+            if error.filename != self.working_directory:
+                raise
+            raise ToolError(f"Working directory does not exist: {self.cwd}") from None
+        return _final_result(view, result, timeout, sandboxed=self.sandboxed, jailed=jailed)
+
+
+async def _run_in_foreground(
+    runner: BashOperations,
+    command: str,
+    ops: BashOperations,
+    working_directory: str,
+    timeout: float | None,
+    signal: AbortSignal,
+    on_update: UpdateCallback | None,
+) -> tuple[OutputView, ExecResult]:
+    """Run ``command`` to its end through ``runner`` in ``working_directory``, its output
+    spilling to a file made by ``ops`` when too large and reported through ``on_update`` as it
+    arrives."""
+    output = SpillingOutput(_output_file_maker(ops))
+    progress = _ThrottledProgress(on_update, lambda: _partial_result(output.view()))
+
+    def on_output(chunk: bytes) -> None:
+        output.feed(chunk)
+        progress.output_arrived()
+
+    try:
+        try:
+            result = await runner.exec(
+                command,
+                cwd=working_directory,
+                on_output=on_output,
+                timeout=timeout,
+                signal=signal,
+            )
+        finally:
+            progress.stop()
+        progress.flush()
+    finally:
+        output.close()
+    return output.view(), result  # after close: a spill file that failed to save is not named
+
+
+def _parameters(default_timeout: float | None, *, background: bool) -> dict[str, Any]:
+    timeout_default = (
+        f"Default: {default_timeout:g} second{'' if default_timeout == 1 else 's'}."
+        if default_timeout is not None
+        else "Default: no timeout."
+    )
+    return {
+        "type": "object",
+        "properties": {
+            "command": {
+                "type": "string",
+                "description": "The command to run with bash -c, in the working directory.",
+            },
+            "timeout": {
+                "type": "number",
+                "exclusiveMinimum": 0,
+                "description": "Seconds after which the command and every process it "
+                f"started are killed. {timeout_default}",
+            },
+            **(_BACKGROUND_PARAMETER if background else {}),
+        },
+        "required": ["command"],
+    }
 
 
 def _read_only_jail(

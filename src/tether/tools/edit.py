@@ -16,12 +16,12 @@ import posixpath
 from collections.abc import Mapping
 from typing import Any
 
-from tether.agent import AgentToolResult, ToolError, UpdateCallback
+from tether.agent import AgentToolResult, ToolError
 from tether.ai import AbortSignal, TextContent
 from tether.gate import Review
 
 from ._builtin import BuiltinTool, path_governance
-from ._definition import ToolContext, ToolDefinition
+from ._definition import ToolDefinition, run_as_execute
 from ._edit_diff import first_changed_line, unified_diff
 from ._edit_matching import EditsRejected, apply_edits
 from ._mutation_queue import with_file_mutation_queue
@@ -87,13 +87,7 @@ def create_edit_tool(cwd: str, *, operations: EditOperations | None = None) -> T
 
 
 def _define(cwd: str, ops: EditOperations) -> ToolDefinition:
-    async def execute(
-        tool_call_id: str,
-        params: Any,
-        signal: AbortSignal,
-        on_update: UpdateCallback | None,
-        ctx: ToolContext,
-    ) -> AgentToolResult:
+    async def run(params: dict[str, Any], signal: AbortSignal) -> AgentToolResult:
         path: str = params["path"]
         edits = [(edit["old_text"], edit["new_text"]) for edit in params["edits"]]
         if not edits:
@@ -139,7 +133,7 @@ def _define(cwd: str, ops: EditOperations) -> ToolDefinition:
         label="Edit",
         description=_DESCRIPTION,
         parameters=_PARAMETERS,
-        execute=execute,
+        execute=run_as_execute(run),
         prepare_arguments=prepare_edit_arguments,
         prompt_snippet="Replace exact text in a file (one or more old_text -> new_text edits)",
         prompt_guidelines=[

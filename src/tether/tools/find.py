@@ -10,14 +10,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from tether.agent import AgentToolResult, ToolError, UpdateCallback
-from tether.ai import AbortError, AbortSignal, TextContent
+from tether.agent import AgentToolResult
+from tether.ai import AbortSignal, TextContent
 from tether.gate import Review
 
 from ._builtin import BuiltinTool, path_governance
-from ._definition import ToolContext, ToolDefinition
+from ._definition import ToolDefinition, run_as_execute
 from ._paths import resolve_path
 from ._rendering import quoted, short
+from ._search_errors import search_errors
 from ._truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, format_size, truncate_head
 from .operations._protocols import FindOperations, FindOutcome
 
@@ -63,26 +64,14 @@ def create_find_tool(cwd: str, *, operations: FindOperations | None = None) -> T
 
 
 def _define(cwd: str, ops: FindOperations) -> ToolDefinition:
-    async def execute(
-        tool_call_id: str,
-        params: dict[str, Any],
-        signal: AbortSignal,
-        on_update: UpdateCallback | None,
-        ctx: ToolContext,
-    ) -> AgentToolResult:
+    async def run(params: dict[str, Any], signal: AbortSignal) -> AgentToolResult:
         pattern: str = params["pattern"]
         given_path: str = params.get("path") or cwd
         limit = int(params.get("limit", _DEFAULT_LIMIT))
-        try:
+        with search_errors(
+            "find", pattern, given_path, lambda error: f"Invalid glob pattern {pattern!r}: {error}"
+        ):
             outcome = await ops.find(pattern, resolve_path(given_path, cwd), limit, signal=signal)
-        except FileNotFoundError:
-            raise ToolError(f"Path not found: {given_path}") from None
-        except PermissionError:
-            raise ToolError(f"Permission denied: {given_path}") from None
-        except ValueError as error:
-            raise ToolError(f"Invalid glob pattern {pattern!r}: {error}") from None
-        except AbortError:
-            raise ToolError(f"find for {pattern!r} was aborted.") from None
         return _find_result(outcome, limit)
 
     return ToolDefinition(
@@ -90,7 +79,7 @@ def _define(cwd: str, ops: FindOperations) -> ToolDefinition:
         label="find",
         description=_DESCRIPTION,
         parameters=_PARAMETERS,
-        execute=execute,
+        execute=run_as_execute(run),
         prompt_snippet="Find files by glob pattern (respects .gitignore)",
         prompt_guidelines=[
             "Use find to locate files by name instead of running find or ls -R through bash.",

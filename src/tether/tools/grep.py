@@ -12,14 +12,15 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from tether.agent import AgentToolResult, ToolError, UpdateCallback
-from tether.ai import AbortError, AbortSignal, TextContent
+from tether.agent import AgentToolResult
+from tether.ai import AbortSignal, TextContent
 from tether.gate import Review
 
 from ._builtin import BuiltinTool, path_governance
-from ._definition import ToolContext, ToolDefinition
+from ._definition import ToolDefinition, run_as_execute
 from ._paths import resolve_path
 from ._rendering import quoted, short
+from ._search_errors import search_errors
 from ._truncate import (
     DEFAULT_MAX_BYTES,
     DEFAULT_MAX_LINES,
@@ -90,13 +91,7 @@ def create_grep_tool(cwd: str, *, operations: GrepOperations | None = None) -> T
 
 
 def _define(cwd: str, ops: GrepOperations) -> ToolDefinition:
-    async def execute(
-        tool_call_id: str,
-        params: dict[str, Any],
-        signal: AbortSignal,
-        on_update: UpdateCallback | None,
-        ctx: ToolContext,
-    ) -> AgentToolResult:
+    async def run(params: dict[str, Any], signal: AbortSignal) -> AgentToolResult:
         pattern: str = params["pattern"]
         given_path: str = params.get("path") or cwd
         limit = int(params.get("limit", DEFAULT_GREP_LIMIT))
@@ -109,16 +104,10 @@ def _define(cwd: str, ops: GrepOperations) -> ToolDefinition:
             context=int(params.get("context", 0)),
             limit=limit,
         )
-        try:
+        with search_errors(
+            "grep", pattern, given_path, lambda error: _invalid_query_message(query, str(error))
+        ):
             outcome = await ops.grep(query, signal=signal)
-        except FileNotFoundError:
-            raise ToolError(f"Path not found: {given_path}") from None
-        except PermissionError:
-            raise ToolError(f"Permission denied: {given_path}") from None
-        except ValueError as error:
-            raise ToolError(_invalid_query_message(query, str(error))) from None
-        except AbortError:
-            raise ToolError(f"grep for {pattern!r} was aborted.") from None
         return _grep_result(outcome, limit)
 
     return ToolDefinition(
@@ -126,7 +115,7 @@ def _define(cwd: str, ops: GrepOperations) -> ToolDefinition:
         label="grep",
         description=_DESCRIPTION,
         parameters=_PARAMETERS,
-        execute=execute,
+        execute=run_as_execute(run),
         prompt_snippet="Search file contents for a regex or literal text (respects .gitignore)",
         prompt_guidelines=[
             "Use grep to search file contents instead of running grep or rg through bash.",

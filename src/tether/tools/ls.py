@@ -11,12 +11,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from tether.agent import AgentToolResult, ToolError, UpdateCallback
+from tether.agent import AgentToolResult, ToolError
 from tether.ai import AbortSignal, TextContent, clean_text
 from tether.gate import Review
 
 from ._builtin import BuiltinTool, path_governance
-from ._definition import ToolContext, ToolDefinition
+from ._definition import ToolDefinition, run_as_execute
 from ._paths import resolve_path
 from ._rendering import short
 from ._truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, format_size, truncate_head
@@ -49,13 +49,7 @@ def create_ls_tool(cwd: str, *, operations: LsOperations | None = None) -> ToolD
 
 
 def _define(cwd: str, ops: LsOperations) -> ToolDefinition:
-    async def execute(
-        tool_call_id: str,
-        params: dict[str, Any],
-        signal: AbortSignal,
-        on_update: UpdateCallback | None,
-        ctx: ToolContext,
-    ) -> AgentToolResult:
+    async def run(params: dict[str, Any], signal: AbortSignal) -> AgentToolResult:
         path: str = params.get("path") or "."
         limit: int = params.get("limit") or DEFAULT_LS_LIMIT
         resolved = resolve_path(path, cwd)
@@ -83,7 +77,7 @@ def _define(cwd: str, ops: LsOperations) -> ToolDefinition:
             "otherwise."
         ),
         parameters=_PARAMETERS,
-        execute=execute,
+        execute=run_as_execute(run),
         prompt_snippet="List the entries of a directory",
         prompt_guidelines=["Use ls to look at a directory instead of running ls in bash."],
     )

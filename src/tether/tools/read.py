@@ -22,12 +22,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from tether.agent import AgentToolResult, ToolError, UpdateCallback
+from tether.agent import AgentToolResult, ToolError
 from tether.ai import AbortSignal, ImageContent, TextContent
 from tether.gate import Review
 
 from ._builtin import BuiltinTool, path_governance
-from ._definition import ToolContext, ToolDefinition
+from ._definition import ToolDefinition, run_as_execute
 from ._images import IMAGE_MAX_SIDE, ImageDecodeError, detect_image_mime_type, prepare_image
 from ._paths import resolve_path
 from ._rendering import short
@@ -227,13 +227,7 @@ def create_read_tool(
 
 
 def _define(cwd: str, ops: ReadOperations, *, auto_resize_images: bool = True) -> ToolDefinition:
-    async def execute(
-        tool_call_id: str,
-        params: dict[str, Any],
-        signal: AbortSignal,
-        on_update: UpdateCallback | None,
-        ctx: ToolContext,
-    ) -> AgentToolResult:
+    async def run(params: dict[str, Any], signal: AbortSignal) -> AgentToolResult:
         path: str = params["path"]
         offset: int | None = params.get("offset")
         limit: int | None = params.get("limit")
@@ -277,7 +271,7 @@ def _define(cwd: str, ops: ReadOperations, *, auto_resize_images: bool = True) -
             "per side."
         ),
         parameters=_PARAMETERS,
-        execute=execute,
+        execute=run_as_execute(run),
         prompt_snippet="Read a text file (a window of its lines) or look at an image",
         prompt_guidelines=[
             "Use read to look at files instead of cat, head, tail or sed.",

@@ -12,12 +12,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from tether.agent import AgentToolResult, ToolError, UpdateCallback
+from tether.agent import AgentToolResult, ToolError
 from tether.ai import AbortSignal, TextContent
 from tether.gate import Review
 
 from ._builtin import BuiltinTool, path_governance
-from ._definition import ToolContext, ToolDefinition
+from ._definition import ToolDefinition, run_as_execute
 from ._mutation_queue import with_file_mutation_queue
 from ._paths import resolve_path
 from ._rendering import short
@@ -47,13 +47,7 @@ def create_write_tool(cwd: str, *, operations: WriteOperations | None = None) ->
 
 
 def _define(cwd: str, ops: WriteOperations) -> ToolDefinition:
-    async def execute(
-        tool_call_id: str,
-        params: dict[str, Any],
-        signal: AbortSignal,
-        on_update: UpdateCallback | None,
-        ctx: ToolContext,
-    ) -> AgentToolResult:
+    async def run(params: dict[str, Any], signal: AbortSignal) -> AgentToolResult:
         path: str = params["path"]
         data = params["content"].encode("utf-8")
         resolved = resolve_path(path, cwd)
@@ -88,7 +82,7 @@ def _define(cwd: str, ops: WriteOperations) -> ToolDefinition:
             "created. Prefer edit for changing part of an existing file."
         ),
         parameters=_PARAMETERS,
-        execute=execute,
+        execute=run_as_execute(run),
         prompt_snippet="Create a file or replace a whole file's content",
         prompt_guidelines=[
             "Use write only for new files or complete rewrites; use edit for changes to part of "

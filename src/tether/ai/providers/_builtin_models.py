@@ -37,11 +37,10 @@ def openai_api_for(reasoning: bool) -> str:
 def _openai(
     model_id: str,
     name: str,
-    *,
     context_window: int,
     max_tokens: int,
     reasoning: bool,
-    cost: ModelCost,
+    prices: tuple[float, float, float],
 ) -> Model:
     api = openai_api_for(reasoning)
     return Model(
@@ -54,7 +53,7 @@ def _openai(
         input=_TEXT_AND_IMAGE,
         name=name,
         reasoning=reasoning,
-        cost=cost,
+        cost=ModelCost(*prices),
         compat=detect_compat(OPENAI_BASE_URL) if api == "openai-completions" else {},
     )
 
@@ -62,10 +61,9 @@ def _openai(
 def _anthropic(
     model_id: str,
     name: str,
-    *,
     max_tokens: int,
     reasoning: bool,
-    cost: ModelCost,
+    prices: tuple[float, float, float, float],
 ) -> Model:
     return Model(
         id=model_id,
@@ -77,158 +75,43 @@ def _anthropic(
         input=_TEXT_AND_IMAGE,
         name=name,
         reasoning=reasoning,
-        cost=cost,
+        cost=ModelCost(*prices),
     )
 
 
 _GPT_41_WINDOW = 1_047_576
 _GPT_5_WINDOW = 400_000
 
+_OPENAI_MODELS: tuple[tuple[str, str, int, int, bool, tuple[float, float, float]], ...] = (
+    # id, name, context window, max tokens, reasoning, prices (input, output, cache read)
+    ("gpt-4.1", "GPT-4.1", _GPT_41_WINDOW, 32_768, False, (2.0, 8.0, 0.5)),
+    ("gpt-4.1-mini", "GPT-4.1 mini", _GPT_41_WINDOW, 32_768, False, (0.4, 1.6, 0.1)),
+    ("gpt-4.1-nano", "GPT-4.1 nano", _GPT_41_WINDOW, 32_768, False, (0.1, 0.4, 0.025)),
+    ("gpt-4o", "GPT-4o", 128_000, 16_384, False, (2.5, 10.0, 1.25)),
+    ("gpt-4o-mini", "GPT-4o mini", 128_000, 16_384, False, (0.15, 0.6, 0.075)),
+    ("o3", "o3", 200_000, 100_000, True, (2.0, 8.0, 0.5)),
+    ("o4-mini", "o4-mini", 200_000, 100_000, True, (1.1, 4.4, 0.275)),
+    ("gpt-5", "GPT-5", _GPT_5_WINDOW, 128_000, True, (1.25, 10.0, 0.125)),
+    ("gpt-5-mini", "GPT-5 mini", _GPT_5_WINDOW, 128_000, True, (0.25, 2.0, 0.025)),
+    ("gpt-5-nano", "GPT-5 nano", _GPT_5_WINDOW, 128_000, True, (0.05, 0.4, 0.005)),
+    ("gpt-5.1", "GPT-5.1", _GPT_5_WINDOW, 128_000, True, (1.25, 10.0, 0.125)),
+)
+
+_ANTHROPIC_MODELS: tuple[tuple[str, str, int, bool, tuple[float, float, float, float]], ...] = (
+    # id, name, max tokens, reasoning, prices (input, output, cache read, cache write)
+    ("claude-opus-4-5", "Claude Opus 4.5", 64_000, True, (5.0, 25.0, 0.5, 6.25)),
+    ("claude-sonnet-4-5", "Claude Sonnet 4.5", 64_000, True, (3.0, 15.0, 0.3, 3.75)),
+    ("claude-haiku-4-5", "Claude Haiku 4.5", 64_000, True, (1.0, 5.0, 0.1, 1.25)),
+    ("claude-opus-4-1", "Claude Opus 4.1", 32_000, True, (15.0, 75.0, 1.5, 18.75)),
+    ("claude-sonnet-4-0", "Claude Sonnet 4", 64_000, True, (3.0, 15.0, 0.3, 3.75)),
+    ("claude-opus-4-0", "Claude Opus 4", 32_000, True, (15.0, 75.0, 1.5, 18.75)),
+    ("claude-3-7-sonnet-latest", "Claude Sonnet 3.7", 64_000, True, (3.0, 15.0, 0.3, 3.75)),
+    ("claude-3-5-haiku-latest", "Claude Haiku 3.5", 8_192, False, (0.8, 4.0, 0.08, 1.0)),
+)
+
 BUILTIN_MODELS: tuple[Model, ...] = (
-    _openai(
-        "gpt-4.1",
-        "GPT-4.1",
-        context_window=_GPT_41_WINDOW,
-        max_tokens=32_768,
-        reasoning=False,
-        cost=ModelCost(input=2.0, output=8.0, cache_read=0.5),
-    ),
-    _openai(
-        "gpt-4.1-mini",
-        "GPT-4.1 mini",
-        context_window=_GPT_41_WINDOW,
-        max_tokens=32_768,
-        reasoning=False,
-        cost=ModelCost(input=0.4, output=1.6, cache_read=0.1),
-    ),
-    _openai(
-        "gpt-4.1-nano",
-        "GPT-4.1 nano",
-        context_window=_GPT_41_WINDOW,
-        max_tokens=32_768,
-        reasoning=False,
-        cost=ModelCost(input=0.1, output=0.4, cache_read=0.025),
-    ),
-    _openai(
-        "gpt-4o",
-        "GPT-4o",
-        context_window=128_000,
-        max_tokens=16_384,
-        reasoning=False,
-        cost=ModelCost(input=2.5, output=10.0, cache_read=1.25),
-    ),
-    _openai(
-        "gpt-4o-mini",
-        "GPT-4o mini",
-        context_window=128_000,
-        max_tokens=16_384,
-        reasoning=False,
-        cost=ModelCost(input=0.15, output=0.6, cache_read=0.075),
-    ),
-    _openai(
-        "o3",
-        "o3",
-        context_window=200_000,
-        max_tokens=100_000,
-        reasoning=True,
-        cost=ModelCost(input=2.0, output=8.0, cache_read=0.5),
-    ),
-    _openai(
-        "o4-mini",
-        "o4-mini",
-        context_window=200_000,
-        max_tokens=100_000,
-        reasoning=True,
-        cost=ModelCost(input=1.1, output=4.4, cache_read=0.275),
-    ),
-    _openai(
-        "gpt-5",
-        "GPT-5",
-        context_window=_GPT_5_WINDOW,
-        max_tokens=128_000,
-        reasoning=True,
-        cost=ModelCost(input=1.25, output=10.0, cache_read=0.125),
-    ),
-    _openai(
-        "gpt-5-mini",
-        "GPT-5 mini",
-        context_window=_GPT_5_WINDOW,
-        max_tokens=128_000,
-        reasoning=True,
-        cost=ModelCost(input=0.25, output=2.0, cache_read=0.025),
-    ),
-    _openai(
-        "gpt-5-nano",
-        "GPT-5 nano",
-        context_window=_GPT_5_WINDOW,
-        max_tokens=128_000,
-        reasoning=True,
-        cost=ModelCost(input=0.05, output=0.4, cache_read=0.005),
-    ),
-    _openai(
-        "gpt-5.1",
-        "GPT-5.1",
-        context_window=_GPT_5_WINDOW,
-        max_tokens=128_000,
-        reasoning=True,
-        cost=ModelCost(input=1.25, output=10.0, cache_read=0.125),
-    ),
-    _anthropic(
-        "claude-opus-4-5",
-        "Claude Opus 4.5",
-        max_tokens=64_000,
-        reasoning=True,
-        cost=ModelCost(input=5.0, output=25.0, cache_read=0.5, cache_write=6.25),
-    ),
-    _anthropic(
-        "claude-sonnet-4-5",
-        "Claude Sonnet 4.5",
-        max_tokens=64_000,
-        reasoning=True,
-        cost=ModelCost(input=3.0, output=15.0, cache_read=0.3, cache_write=3.75),
-    ),
-    _anthropic(
-        "claude-haiku-4-5",
-        "Claude Haiku 4.5",
-        max_tokens=64_000,
-        reasoning=True,
-        cost=ModelCost(input=1.0, output=5.0, cache_read=0.1, cache_write=1.25),
-    ),
-    _anthropic(
-        "claude-opus-4-1",
-        "Claude Opus 4.1",
-        max_tokens=32_000,
-        reasoning=True,
-        cost=ModelCost(input=15.0, output=75.0, cache_read=1.5, cache_write=18.75),
-    ),
-    _anthropic(
-        "claude-sonnet-4-0",
-        "Claude Sonnet 4",
-        max_tokens=64_000,
-        reasoning=True,
-        cost=ModelCost(input=3.0, output=15.0, cache_read=0.3, cache_write=3.75),
-    ),
-    _anthropic(
-        "claude-opus-4-0",
-        "Claude Opus 4",
-        max_tokens=32_000,
-        reasoning=True,
-        cost=ModelCost(input=15.0, output=75.0, cache_read=1.5, cache_write=18.75),
-    ),
-    _anthropic(
-        "claude-3-7-sonnet-latest",
-        "Claude Sonnet 3.7",
-        max_tokens=64_000,
-        reasoning=True,
-        cost=ModelCost(input=3.0, output=15.0, cache_read=0.3, cache_write=3.75),
-    ),
-    _anthropic(
-        "claude-3-5-haiku-latest",
-        "Claude Haiku 3.5",
-        max_tokens=8_192,
-        reasoning=False,
-        cost=ModelCost(input=0.8, output=4.0, cache_read=0.08, cache_write=1.0),
-    ),
+    *(_openai(*row) for row in _OPENAI_MODELS),
+    *(_anthropic(*row) for row in _ANTHROPIC_MODELS),
     Model(
         id="smollm2-135m",
         provider="local",

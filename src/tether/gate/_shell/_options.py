@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Literal, TypeAlias
 
 from ._git_options import read_git
+from ._sed import prints_only
 
 __all__ = ["READERS", "Reading", "read_arguments"]
 
@@ -389,10 +390,6 @@ def _find(args: list[str]) -> Reading | Refusal:
     return Reading(tuple(files), tuple(roots or ["."]))
 
 
-_SED_ADDRESS = r"(?:\d+(?:~\d+)?|\$|/(?:[^/\\\n]|\\.)*/I?)"
-_SED_RANGE = rf"{_SED_ADDRESS}\s*(?:,\s*(?:{_SED_ADDRESS}|[+~]\d+))?\s*!?"
-_SED_COMMAND = rf"\s*(?:{_SED_RANGE})?\s*(?:p|=|[qQ]\d*)\s*"
-_SED_PRINT = re.compile(rf"^{_SED_COMMAND}(?:[;\n]{_SED_COMMAND})*;?\s*$")
 _SED_FLAGS = _words(
     "-n --quiet --silent -E -r --regexp-extended -s --separate -u --unbuffered -z --null-data "
     "--posix"
@@ -422,7 +419,7 @@ def _sed(args: list[str]) -> Reading | Refusal:
             operands.append(arg)
     if not scripts:
         scripts, operands = operands[:1], operands[1:]
-    if not quiet or not scripts or not all(_SED_PRINT.match(s) for s in scripts):
+    if not quiet or not scripts or not all(prints_only(s) for s in scripts):
         return "sed: only `sed -n` with print commands (5p, 1,20p, /re/p) is read-only"
     return Reading(tuple(o for o in operands if o != "-"))
 

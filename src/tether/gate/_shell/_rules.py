@@ -32,6 +32,7 @@ from ._path_rules import (
     secret_kind,
     word_set,
 )
+from ._sed import prints_only
 
 __all__ = [
     "HARMLESS_DEVICES",
@@ -510,10 +511,6 @@ def read_only_paths(name: str, values: Values) -> list[str | None] | None:
     return files + [p for p in operands if p != "-"]
 
 
-_SED_ADDRESS = r"(?:\d+(?:~\d+)?|\$|/(?:[^/\\\n]|\\.)*/I?)"
-_SED_RANGE = rf"{_SED_ADDRESS}\s*(?:,\s*(?:{_SED_ADDRESS}|[+~]\d+))?\s*!?"
-_SED_COMMAND = rf"\s*(?:{_SED_RANGE})?\s*(?:p|=|[qQ]\d*)\s*"
-_SED_PRINT = re.compile(rf"^{_SED_COMMAND}(?:[;\n]{_SED_COMMAND})*;?\s*$")
 _SED_SAFE = word_set(
     "-n --quiet --silent -e --expression -E -r --regexp-extended -s --separate -u --unbuffered "
     "-z --null-data --posix"
@@ -529,7 +526,7 @@ def _sed_print(values: Values) -> list[str | None] | None:
     files = opts.positionals
     if not scripts:
         scripts, files = files[:1], files[1:]
-    if not scripts or any(s is None or not _SED_PRINT.match(s) for s in scripts):
+    if not scripts or any(s is None or not prints_only(s) for s in scripts):
         return None
     return files
 

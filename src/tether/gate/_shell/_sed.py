@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-__all__ = ["SedEffects", "sed_effects"]
+__all__ = ["SedEffects", "prints_only", "sed_effects"]
 
 
 class SedEffects(NamedTuple):
@@ -28,6 +28,18 @@ class SedEffects(NamedTuple):
     reads: tuple[str, ...]
     runs_input: bool
     """``e`` without a command or ``s///e``: the input's text runs as commands."""
+
+
+_PRINT_ADDRESS = r"(?:\d+(?:~\d+)?|\$|/(?:[^/\\\n]|\\.)*/I?)"
+_PRINT_RANGE = rf"{_PRINT_ADDRESS}\s*(?:,\s*(?:{_PRINT_ADDRESS}|[+~]\d+))?\s*!?"
+_PRINT_COMMAND = rf"\s*(?:{_PRINT_RANGE})?\s*(?:p|=|[qQ]\d*)\s*"
+_PRINT_ONLY = re.compile(rf"^{_PRINT_COMMAND}(?:[;\n]{_PRINT_COMMAND})*;?\s*$")
+
+
+def prints_only(script: str) -> bool:
+    """Whether ``script`` only prints (``5p``, ``1,20p``, ``/re/p``, ``=``, ``q``): the scripts
+    with which ``sed -n`` is read-only, for both the deny rules and the allow proofs."""
+    return _PRINT_ONLY.match(script) is not None
 
 
 _NUMBER = re.compile(r"\d+(?:~\d+)?|\$")

@@ -2,9 +2,10 @@
 
 ``LocalOperations`` implements them all on this machine; ``MemoryOperations`` implements the
 file ones (read, write, edit, ls, and grep / find) over an in-memory tree. For backends that run
-ripgrep elsewhere (a remote host), the arguments tether gives ``rg`` (``RG_*``), how a user's glob
-becomes rg arguments plus a path test (:class:`RipgrepGlobFilter`) and the glob matcher itself
-(:func:`compile_glob`) are public, so every backend searches the same way. :func:`reaped_argv`
+ripgrep elsewhere (a remote host), the arguments tether gives ``rg`` (``RG_*``, and a grep
+query's whole argument list, :func:`rg_grep_args`), how a user's glob becomes rg arguments plus
+a path test (:class:`RipgrepGlobFilter`) and the glob matcher itself (:func:`compile_glob`) are
+public, so every backend searches the same way. :func:`reaped_argv`
 runs a long-lived process (an MCP server) under the reaper that kills ``bash``'s process trees.
 """
 
@@ -36,6 +37,7 @@ from ._ripgrep import (
     RG_EXCLUDE_SECRETS,
     RG_GREP_OUTPUT_ARGS,
     RipgrepGlobFilter,
+    rg_grep_args,
 )
 
 __all__ = [
@@ -64,4 +66,5 @@ __all__ = [
     "WriteOperations",
     "compile_glob",
     "reaped_argv",
+    "rg_grep_args",
 ]

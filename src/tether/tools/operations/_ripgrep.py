@@ -36,7 +36,7 @@ import tempfile
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from operator import itemgetter
-from typing import IO, overload
+from typing import IO, Protocol, overload
 
 from tether.ai import AbortSignal
 
@@ -55,6 +55,7 @@ __all__ = [
     "RipgrepGlobFilter",
     "RipgrepOperations",
     "locate_ripgrep",
+    "rg_grep_args",
 ]
 
 _READ_CHUNK = 1024 * 1024
@@ -123,25 +124,9 @@ class RipgrepOperations:
 
     async def grep(self, query: GrepQuery, *, signal: AbortSignal | None = None) -> GrepOutcome:
         workdir, target = _search_root(query.path)
-        args = [*RG_GREP_OUTPUT_ARGS, *RG_COMMON_ARGS]
-        if target != ".":
-            args.append("--text")  # a file named explicitly is searched even if it is binary
-        if query.ignore_case:
-            args.append("--ignore-case")
-        if query.literal:
-            args.append("--fixed-strings")
-        if query.context > 0:
-            args += ["--context", str(query.context)]
-        glob_filter = RipgrepGlobFilter.for_glob(query.glob, searching_directory=target == ".")
-        args += [*glob_filter.args, *RG_EXCLUDE_GIT_DIR, *RG_EXCLUDE_SECRETS]
-        args += ["--regexp", query.pattern, *_path_args(target)]
-
+        args, glob_filter = rg_grep_args(query, target)
         collector = _MatchCollector(query.limit, query.context, glob_filter.accepts)
-        async with _running_ripgrep(
-            args, workdir, signal, terminator=b"\n", on_block=collector.add_block
-        ) as run:
-            exit_code = await run.finish()
-        _raise_if_refused(exit_code, run, produced_output=collector.received_output)
+        await _ripgrep_into(collector, args, workdir, signal, terminator=b"\n")
         return collector.outcome()
 
     async def find(
@@ -154,12 +139,28 @@ class RipgrepOperations:
         prune_git = target == "." and os.path.lexists(os.path.join(workdir, ".git"))
         args = _find_args(glob_filter, target, prune_git=prune_git)
         listing = _Listing(limit, glob_filter.accepts, skip_git_dirs=target == ".")
-        async with _running_ripgrep(
-            args, workdir, signal, terminator=b"\0", on_block=listing.add_block
-        ) as run:
-            exit_code = await run.finish()
-        _raise_if_refused(exit_code, run, produced_output=listing.received_output)
+        await _ripgrep_into(listing, args, workdir, signal, terminator=b"\0")
         return listing.outcome()
+
+
+def rg_grep_args(query: GrepQuery, target: str) -> tuple[list[str], RipgrepGlobFilter]:
+    """rg's arguments for ``query``, run in its search root with ``target`` the path argument
+    (``"."`` for the root directory itself, ``./NAME`` for one file in it), and the glob filter
+    whose ``accepts`` the printed paths must still pass. Every backend that runs ``rg`` for
+    grep builds them here, so the searches agree."""
+    args = [*RG_GREP_OUTPUT_ARGS, *RG_COMMON_ARGS]
+    if target != ".":
+        args.append("--text")  # a file named explicitly is searched even if it is binary
+    if query.ignore_case:
+        args.append("--ignore-case")
+    if query.literal:
+        args.append("--fixed-strings")
+    if query.context > 0:
+        args += ["--context", str(query.context)]
+    glob_filter = RipgrepGlobFilter.for_glob(query.glob, searching_directory=target == ".")
+    args += [*glob_filter.args, *RG_EXCLUDE_GIT_DIR, *RG_EXCLUDE_SECRETS]
+    args += ["--regexp", query.pattern, *_path_args(target)]
+    return args, glob_filter
 
 
 def _find_args(
@@ -406,6 +407,31 @@ def _outside_git_dir(path: str) -> bool:
 
 def _relative(path: str) -> str:
     return path[2:] if path.startswith("./") else path
+
+
+class _Records(Protocol):
+    """Where rg's output goes, in blocks of whole records; ``add_block`` returns ``False`` to stop
+    rg early (enough is known)."""
+
+    received_output: bool
+
+    def add_block(self, block: bytes) -> bool: ...
+
+
+async def _ripgrep_into(
+    records: _Records,
+    args: list[str],
+    workdir: str,
+    signal: AbortSignal | None,
+    *,
+    terminator: bytes,
+) -> None:
+    """Run ``rg`` to its end with its output going to ``records``, then raise what it refused."""
+    async with _running_ripgrep(
+        args, workdir, signal, terminator=terminator, on_block=records.add_block
+    ) as run:
+        exit_code = await run.finish()
+    _raise_if_refused(exit_code, run, produced_output=records.received_output)
 
 
 def _raise_if_refused(exit_code: int | None, run: _RipgrepRun, *, produced_output: bool) -> None:
