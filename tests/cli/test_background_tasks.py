@@ -56,10 +56,17 @@ def gone(pid: int) -> bool:
 
 async def wait_until_none_marked(marker: str, within: float = 20.0) -> None:
     deadline = asyncio.get_running_loop().time() + within
-    while processes_marked(marker):
-        left = [p.cmdline() for p in processes_marked(marker)]
-        assert asyncio.get_running_loop().time() < deadline, f"still alive: {left}"
+    while left := processes_marked(marker):
+        if asyncio.get_running_loop().time() > deadline:  # a process may die while it is named
+            raise AssertionError(f"still alive: {[command_of(p) for p in left]}")
         await asyncio.sleep(0.05)
+
+
+def command_of(process: psutil.Process) -> list[str] | str:
+    try:
+        return process.cmdline()
+    except psutil.Error as gone_now:
+        return f"pid {process.pid}: {type(gone_now).__name__}"
 
 
 def tool_results(request_messages: list[dict]) -> dict[str, str]:
