@@ -2,10 +2,24 @@
 
 from __future__ import annotations
 
-import pytest
-from tests.ai.providers.loopback import LoopbackServer, json_reply
+import asyncio
+import json
+import os
+import signal
 
-from .support import MODEL, run_tether, text_reply, tool_reply, write_models_toml
+import pytest
+from tests.ai.providers.loopback import LoopbackServer, Reply, json_reply, sse
+
+from .support import (
+    MODEL,
+    TETHER,
+    environment,
+    run_tether,
+    spawn_tether,
+    text_reply,
+    tool_reply,
+    write_models_toml,
+)
 
 
 @pytest.fixture
@@ -146,3 +160,64 @@ async def test_a_usage_error_leaves_no_empty_session(home, project, options):
     assert done.code != 0
     assert not list(home.rglob("*.jsonl"))
     assert listed.code == 0 and "hi" not in listed.stdout
+
+
+def streamed_then_stalled(pieces: int, pause: float) -> Reply:
+    """An answer of ``pieces`` text deltas, then ``pause`` seconds before it ends."""
+
+    def chunk(delta: dict, finish: str | None = None) -> dict:
+        choice = {"index": 0, "delta": delta, "finish_reason": finish}
+        return {"id": "c", "object": "chat.completion.chunk", "created": 1, "choices": [choice]}
+
+    body: list = sse([chunk({"role": "assistant", "content": ""})])
+    body += sse([chunk({"content": f"line {n} " + "x" * 90 + "\n"}) for n in range(pieces)])
+    body += [pause, *sse([chunk({}, "stop")], done=True)]
+    return Reply(200, body)
+
+
+async def test_a_json_consumer_that_stops_reading_does_not_stall_ctrl_c(home, project):
+    """The consumer reads nothing: tether's events fill the pipe. The run must stay responsive —
+    Ctrl-C ends it at once with 130 — instead of blocking in a write to stdout."""
+    async with LoopbackServer([streamed_then_stalled(400, 60.0)]) as server:
+        write_models_toml(home, server.url)
+        process = await spawn_tether(
+            "--mode", "json", "-p", "write a lot", "--model", MODEL, home=home, cwd=project
+        )
+        try:
+            while not server.requests:
+                await asyncio.sleep(0.05)
+            await asyncio.sleep(2.0)  # the answer's events are out: far more than the pipe holds
+            process.send_signal(signal.SIGINT)
+            for _ in range(300):  # not process.wait(): it also waits for the unread pipe
+                if process.returncode is not None:
+                    break
+                await asyncio.sleep(0.05)
+            code = process.returncode
+        finally:
+            if process.returncode is None:
+                process.kill()
+            out, _ = await process.communicate()  # now read what it wrote, to the end
+    assert code == 130
+    assert json.loads(out.splitlines()[0])["type"] == "session"
+
+
+async def test_a_json_reader_that_leaves_ends_the_command_as_a_broken_pipe(home, project):
+    """``tether --mode json … | head -1``: once the reader is gone, tether ends (141), quietly."""
+    async with LoopbackServer([streamed_then_stalled(400, 0.5)]) as server:
+        write_models_toml(home, server.url)
+        reading, writing = os.pipe()
+        process = await asyncio.create_subprocess_exec(
+            TETHER, "--mode", "json", "-p", "write a lot", "--model", MODEL,
+            cwd=str(project), env=environment(home), stdin=asyncio.subprocess.DEVNULL,
+            stdout=writing, stderr=asyncio.subprocess.PIPE,
+        )  # fmt: skip
+        os.close(writing)
+        with os.fdopen(reading, "rb") as reader:
+            first = await asyncio.to_thread(reader.readline)
+        # the reader is gone, as head is after its first line
+        assert process.stderr is not None
+        code = await asyncio.wait_for(process.wait(), 30)
+        errors = (await process.stderr.read()).decode()
+    assert json.loads(first)["type"] == "session"
+    assert code == 141, errors
+    assert "Traceback" not in errors

@@ -20,6 +20,7 @@ from tether.runtime import EMBEDDED_MODEL_NOTE, RunSettings, Runtime, build_runt
 from tether.tools import TaskEvent
 
 from ._event_json import dumps, event_to_json, task_event_to_json
+from ._json_out import JsonLines
 from ._progress import ProgressPrinter, RunStats
 
 __all__ = ["HEADLESS_FORCED_HINT", "HEADLESS_HINT", "TRUNCATED", "run_print", "session_header"]
@@ -72,12 +73,16 @@ async def run_print(
         stderr.write(f"tether: {EMBEDDED_MODEL_NOTE}\n")
     stats = RunStats()
     runtime.agent.subscribe(stats.observe)
-    _show_progress(runtime, json_lines=json_lines, stdout=stdout, stderr=stderr)
+    lines = _show_progress(runtime, json_lines=json_lines, stdout=stdout, stderr=stderr)
     try:
         await runtime.prompt(task)
         stopped = await runtime.stop_tasks()
+        if lines is not None:
+            await lines.drained()
     finally:
         runtime.close()
+    if lines is not None and lines.broken:
+        raise BrokenPipeError("the reader of --mode json left")
     final = _last_assistant(runtime)
     unsaved = runtime.session.write_error if runtime.session is not None else None
     failed = unsaved is not None or final is None or final.failed
@@ -107,24 +112,28 @@ async def run_print(
     return 1 if failed else TRUNCATED if truncated else 0
 
 
-def _show_progress(runtime: Runtime, *, json_lines: bool, stdout: TextIO, stderr: TextIO) -> None:
-    """What the run shows while it goes: every event as a JSON line after the session header,
-    or, on a terminal, the progress lines on ``stderr``."""
+def _show_progress(
+    runtime: Runtime, *, json_lines: bool, stdout: TextIO, stderr: TextIO
+) -> JsonLines | None:
+    """What the run shows while it goes: every event as a JSON line after the session header
+    (written by :class:`JsonLines`, returned), or, on a terminal, the progress lines on
+    ``stderr``."""
     if json_lines:
-        stdout.write(dumps(session_header(runtime)) + "\n")
+        lines = JsonLines(stdout)
+        lines.write(dumps(session_header(runtime)) + "\n")
 
         def write_event(event: AgentEvent) -> None:
-            stdout.write(dumps(event_to_json(event)) + "\n")
-            stdout.flush()
+            lines.write(dumps(event_to_json(event)) + "\n")
 
         def write_task_event(event: TaskEvent) -> None:
-            stdout.write(dumps(task_event_to_json(event)) + "\n")
-            stdout.flush()
+            lines.write(dumps(task_event_to_json(event)) + "\n")
 
         runtime.agent.subscribe(write_event)
         runtime.tasks.subscribe(write_task_event)
-    elif stderr.isatty():
+        return lines
+    if stderr.isatty():
         runtime.agent.subscribe(ProgressPrinter(runtime.definitions, stderr))
+    return None
 
 
 def _truncation_note(runtime: Runtime) -> str:
