@@ -67,6 +67,7 @@ async def test_a_failing_provider_exits_1_with_its_error(home, project):
     assert done.code == 1
     assert "model 'scripted' is sleeping" in done.stderr
     assert "400" in done.stderr
+    assert "tokens none (no model reply)" in done.stderr  # not "0 in / 0 out"
 
 
 async def test_piped_stdin_is_appended_to_the_task(home, project):

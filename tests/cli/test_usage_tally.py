@@ -39,6 +39,6 @@ def test_some_replies_without_usage_make_the_counts_a_floor():
 def test_a_failure_that_never_reached_a_server_counts_neither_way():
     tally = UsageTally()
     tally.add(reply(stop="error", text=""))
-    assert not tally.unknown and tally.tokens_text() == "0 in / 0 out"
+    assert not tally.unknown and tally.tokens_text() == "none (no model reply)"
     tally.add(reply(stop="error", text="partial"))  # cut mid-stream: its usage never came
     assert tally.unknown

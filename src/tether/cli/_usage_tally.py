@@ -2,7 +2,8 @@
 
 Every request a server answered had a prompt, so a reply whose usage is all zero is one whose
 server reported none (llama-cpp-python ignores ``stream_options``): its tokens are unknown, not
-0. A failed reply with no usage never reached a server and is not counted either way. Print
+0. A failed reply with no usage never got an answer and is not counted either way; a run with
+only such replies used no tokens that anyone reported: ``none``, not ``0 in / 0 out``. Print
 mode's summary, the terminal's status line and the HTML export all show counts through here.
 """
 
@@ -68,6 +69,8 @@ class UsageTally:
         false); ``unknown (...)`` or ``1,234+ in / 56+ out (...)`` when a server did not say."""
         if self.unknown:
             return f"unknown ({self.missing_note()})"
+        if not self.reported and not self.unreported:
+            return "none (no model reply)"  # every request failed before any answer came
         plus = "+" if self.unreported else ""
         tokens_in = self.prompt if with_cache else self.input
         text = f"{tokens_in:,}{plus} in{between}{self.output:,}{plus} out"
