@@ -77,6 +77,28 @@ async def test_tools_and_no_mcp_choose_the_offered_mcp_tools(dirs, options, offe
     assert started == any(name.startswith("mcp__") for name in offered), done.stderr
 
 
+async def test_tools_naming_one_servers_tool_starts_only_that_server(dirs):
+    home, project = dirs
+    _configure(home)
+    with open(home / "config.toml", "a", encoding="utf-8") as config:
+        config.write(
+            f'[mcp.servers.other]\ncommand = "{sys.executable}"\nargs = ["{SDK_SERVERS}", "slow"]\n'
+        )
+    async with LoopbackServer([text_reply("ok")]) as server:
+        write_models_toml(home, server.url)
+        done = await run_tether(
+            "-p", "hi", "--model", MODEL, "--no-sandbox", "--tools", "read,mcp__slow__echo",
+            home=home, cwd=project,
+        )  # fmt: skip
+    assert done.code == 0, done.stderr
+    assert _offered(server) - {"task_output", "task_list", "task_cancel"} == {
+        "read",
+        "mcp__slow__echo",
+    }
+    assert 'MCP server "slow": pinned' in done.stderr
+    assert '"other"' not in done.stderr  # never started: none of its tools was asked for
+
+
 @pytest.mark.parametrize(
     ("options", "said"),
     [

@@ -363,12 +363,22 @@ class McpClients:
         self._take_listing(state, tools, first_connect=False)
 
 
-def connect_configured_servers(notify: Callable[[str], None] | None = None) -> McpClients | None:
-    """The servers of ``config.toml``, connected; ``None`` when none is configured. Raises
-    :class:`McpConfigError` for a bad table, or servers configured without the SDK installed."""
+def connect_configured_servers(
+    notify: Callable[[str], None] | None = None, *, for_tools: Iterable[str] | None = None
+) -> McpClients | None:
+    """The servers of ``config.toml``, connected; ``None`` when none is configured. With
+    ``for_tools`` (``mcp__SERVER__TOOL`` names), only the servers those tools belong to — unless
+    one of them belongs to no configured server: then all, so that the error can list what the
+    servers offer. Raises :class:`McpConfigError` for a bad table, or servers configured without
+    the SDK installed."""
     import importlib.util
 
     configs = load_server_configs()
+    if for_tools is not None:
+        for_tools = tuple(for_tools)
+        wanted = [c for c in configs if any(_belongs_to(name, c.name) for name in for_tools)]
+        if all(any(_belongs_to(name, c.name) for c in configs) for name in for_tools):
+            configs = wanted
     if not configs:
         return None
     if importlib.util.find_spec("mcp") is None:
@@ -379,6 +389,10 @@ def connect_configured_servers(notify: Callable[[str], None] | None = None) -> M
     clients = McpClients(configs, notify=notify)
     clients.connect()
     return clients
+
+
+def _belongs_to(tool_name: str, server: str) -> bool:
+    return tool_name.startswith(tool_name_for(server, ""))
 
 
 TASKS_REQUIRED = (

@@ -385,7 +385,7 @@ def _add_mcp_tools(settings: RunSettings, tools: list[AgentTool]) -> McpClients 
     their tools leaves nothing to start, with the tools offered added to ``tools``; a bad
     ``--tools`` or ``--tool-choice`` stops the servers and is a usage error."""
     wanted = not settings.no_mcp and settings.mcp_tools != ()
-    servers = _connect_mcp_servers() if wanted else None
+    servers = _connect_mcp_servers(settings.mcp_tools) if wanted else None
     try:
         tools.extend(_offered_mcp_tools(settings, servers))
         _check_tool_choice(settings.tool_choice, tools)
@@ -447,13 +447,14 @@ def _with_hands(hands: Hands | None, tools: list[AgentTool]) -> dict[str, Any]:
     return {"tools_for_request": hands.tools_for_request}
 
 
-def _connect_mcp_servers() -> McpClients | None:
-    """The MCP servers of ``config.toml``, connected (their tools governed and pinned), or
-    ``None`` when none is configured; see :mod:`tether.mcp`."""
+def _connect_mcp_servers(for_tools: tuple[str, ...] | None) -> McpClients | None:
+    """The MCP servers of ``config.toml`` (with ``--tools``, only those of the MCP tools it
+    names), connected (their tools governed and pinned), or ``None`` when none is configured;
+    see :mod:`tether.mcp`."""
     from tether.mcp import McpConfigError, connect_configured_servers
 
     try:
-        return connect_configured_servers()
+        return connect_configured_servers(for_tools=for_tools)
     except McpConfigError as exc:
         raise RunSetupError(str(exc)) from None
 
