@@ -19,11 +19,20 @@ import contextlib
 import json
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
+from tether.ai import (
+    AssistantMessage,
+    Message,
+    TextContent,
+    ToolCall,
+    ToolResultMessage,
+    UserMessage,
+)
 from tether.gate import ApprovalRequest, Decision, render_request
+from tether.session import MessageEntry, Session, SessionError
 
 from ._result_line import first_result_line
 from ._terminal_approver import ApprovalSurface
@@ -155,26 +164,24 @@ class RunAttachment:
             self._show(message)
         self._shown = max(self._shown, len(messages))
 
-    def _show(self, message: dict[str, Any]) -> None:
-        role, content = message.get("role"), message.get("content")
-        blocks = content if isinstance(content, list) else [{"type": "text", "text": content}]
-        if role == "user":
-            self.transcript.user(" ".join(_texts(blocks)) or "(no text)", "from the run")
-            return
-        if role == "tool_result":
-            text = first_result_line(" ".join(_texts(blocks)), limit=_SHOWN_RESULT_CHARS)
-            mark, style = ("✗", "red") if message.get("is_error") else ("✓", "dim")
-            self.transcript.note(f"  {mark} {message.get('tool_name', 'tool')}: {text}", style)
-            return
-        for text in _texts(blocks):
-            self.transcript.write(self.transcript.styler.markdown(text.strip()))
-        for block in blocks:
-            if isinstance(block, dict) and block.get("type") == "tool_call":
-                arguments = json.dumps(block.get("arguments"), ensure_ascii=False)
-                self.transcript.note(f"  → {block.get('name')} {arguments[:200]}", "cyan")
-        if message.get("stop_reason") in ("error", "aborted"):
-            failure = message.get("error_message") or message.get("stop_reason")
-            self.transcript.note(f"  !! {failure}", "red")
+    def _show(self, message: Message) -> None:
+        if isinstance(message, UserMessage):
+            content = message.content
+            text = content if isinstance(content, str) else _text(content)
+            self.transcript.user(text or "(no text)", "from the run")
+        elif isinstance(message, ToolResultMessage):
+            text = first_result_line(_text(message.content), limit=_SHOWN_RESULT_CHARS)
+            mark, style = ("✗", "red") if message.is_error else ("✓", "dim")
+            self.transcript.note(f"  {mark} {message.tool_name}: {text}", style)
+        elif isinstance(message, AssistantMessage):
+            if message.text().strip():
+                self.transcript.write(self.transcript.styler.markdown(message.text().strip()))
+            for block in message.content:
+                if isinstance(block, ToolCall):
+                    arguments = json.dumps(block.arguments, ensure_ascii=False)
+                    self.transcript.note(f"  → {block.name} {arguments[:200]}", "cyan")
+            if message.failed:
+                self.transcript.note(f"  !! {message.error_message or message.stop_reason}", "red")
 
 
 def _short_engine(engine: str, database: str) -> str:
@@ -186,30 +193,18 @@ def _short_engine(engine: str, database: str) -> str:
     return f"{engine.split(maxsplit=1)[0]} · {kind} {where}"
 
 
-def _session_messages(path: str) -> list[dict[str, Any]]:
-    """The messages of the run's session log so far (none while it does not exist yet)."""
+def _session_messages(path: str) -> list[Message]:
+    """The messages of the run's session log so far (none while it does not exist yet; a line
+    being written is read on the next poll)."""
     try:
-        with open(path, encoding="utf-8") as handle:
-            lines = handle.read().splitlines()
-    except OSError:
+        session = Session.load(path)
+    except SessionError:
         return []
-    found = []
-    for line in lines[1:]:  # the first line is the header
-        try:
-            entry = json.loads(line)
-        except ValueError:
-            break  # a line being written: read it on the next poll
-        if isinstance(entry, dict) and entry.get("type") == "message":
-            found.append(entry.get("message") or {})
-    return found
+    return [entry.message for entry in session.path_to() if isinstance(entry, MessageEntry)]
 
 
-def _texts(blocks: list[Any]) -> list[str]:
-    return [
-        str(b.get("text"))
-        for b in blocks
-        if isinstance(b, dict) and b.get("type") == "text" and str(b.get("text") or "").strip()
-    ]
+def _text(blocks: Sequence[object]) -> str:
+    return " ".join(b.text for b in blocks if isinstance(b, TextContent) and b.text.strip())
 
 
 def _expiry(expires_at: Any) -> str:
