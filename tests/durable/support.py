@@ -194,6 +194,13 @@ async def restart_and_finish(
     """Kill ``worker`` (``kill -9``), start a fresh one on ``queue``, and wait until the runs
     have ended; their statuses."""
     await worker.stop()
+    return await finish_with_a_fresh_worker(run_ids, queue, env, cwd)
+
+
+async def finish_with_a_fresh_worker(
+    run_ids: list[str], queue: str, env: dict[str, str], cwd: Path
+) -> dict[str, str]:
+    """Start a worker on ``queue``, wait until the runs have ended, stop it; their statuses."""
     fresh = await Worker(queue, env, cwd).start()
     try:
         return await wait_for_runs(run_ids, env, cwd)

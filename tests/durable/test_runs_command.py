@@ -10,7 +10,7 @@ import pickle
 import sqlite3
 from pathlib import Path
 
-from .support import Worker, scene, submit, tether, wait_for_runs
+from .support import Worker, finish_with_a_fresh_worker, scene, submit, tether, wait_for_runs
 from .test_approvals import wait_for_pending
 
 
@@ -74,11 +74,7 @@ async def test_runs_show_the_engine_and_a_record_and_refuse_another_catalog(
         (skill / "SKILL.md").write_text(
             "---\nname: notes\ndescription: Take notes.\n---\nWrite notes.\n", encoding="utf-8"
         )
-        worker = await Worker("q", env, work).start()
-        try:
-            statuses = await wait_for_runs([run_id], env, work)
-        finally:
-            await worker.stop()
+        statuses = await finish_with_a_fresh_worker([run_id], "q", env, work)
         shown = await tether("runs", "show", run_id, env=env, cwd=work)
     assert statuses[run_id] == "ERROR"
     assert "the model chose its calls among other tools" in shown
@@ -115,11 +111,7 @@ async def test_a_run_recorded_in_the_old_step_shape_is_refused_not_replayed(
         record_as_the_first_design(s.home / "durable.sqlite", run_id)
         asked = len(model.asked)
 
-        worker = await Worker("q", env, work).start()
-        try:
-            statuses = await wait_for_runs([run_id], env, work)
-        finally:
-            await worker.stop()
+        statuses = await finish_with_a_fresh_worker([run_id], "q", env, work)
         shown = await tether("runs", "show", run_id, env=env, cwd=work)
     assert statuses[run_id] == "ERROR"
     assert "steps of another shape (decided/executed)" in shown
