@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from tether.ai import AbortController, AbortError, AbortSignal
+from tether.ai import AbortController, AbortError, AbortSignal, first_to_finish
 
 
 def test_fresh_signal_is_not_aborted() -> None:
@@ -192,3 +192,45 @@ async def test_wait_is_woken_by_an_abort_from_another_thread() -> None:
     await asyncio.to_thread(controller.abort, "from thread")
     await asyncio.wait_for(waiter, timeout=1)
     assert controller.signal.reason == "from thread"
+
+
+# --- first_to_finish: a wait raced against the signal and a timeout ---------------------------
+
+
+async def test_first_to_finish_names_the_wait_that_ended_and_cancels_the_others() -> None:
+    started: list[str] = []
+    cancelled: list[str] = []
+
+    async def sleeper(name: str, seconds: float) -> None:
+        started.append(name)
+        try:
+            await asyncio.sleep(seconds)
+        except asyncio.CancelledError:
+            cancelled.append(name)
+            raise
+
+    waits = {"slow": sleeper("slow", 10), "quick": sleeper("quick", 0.01)}
+    assert await first_to_finish(waits, timeout=5, signal=AbortController().signal) == "quick"
+    await asyncio.sleep(0)
+    assert started == ["slow", "quick"]
+    assert cancelled == ["slow"]
+
+
+async def test_first_to_finish_reports_the_signal_and_the_timeout() -> None:
+    controller = AbortController()
+    asyncio.get_running_loop().call_later(0.01, controller.abort)
+    never = asyncio.get_running_loop().create_future()
+    assert await first_to_finish({"x": never}, timeout=5, signal=controller.signal) == "aborted"
+    assert await first_to_finish({"x": never}, timeout=0.01, signal=None) == "timed_out"
+    assert not never.cancelled(), "a future passed in belongs to its owner"
+
+
+async def test_first_to_finish_prefers_the_waits_order_when_several_have_ended() -> None:
+    controller = AbortController()
+    controller.abort()
+    ended = asyncio.get_running_loop().create_future()
+    ended.set_result(None)
+    also_ended = asyncio.get_running_loop().create_future()
+    also_ended.set_result(None)
+    waits = {"first": ended, "second": also_ended}
+    assert await first_to_finish(waits, timeout=None, signal=controller.signal) == "first"

@@ -7,7 +7,7 @@ for arguments in flight, and cancellation (:class:`AbortController`). The script
 :mod:`tether.ai.faux`.
 """
 
-from ._abort import AbortController, AbortError, AbortSignal
+from ._abort import AbortController, AbortError, AbortSignal, first_to_finish
 from ._confirm_request import (
     CONFIRM_REQUEST_PROPERTY,
     confirm_request_schema,
@@ -112,6 +112,7 @@ __all__ = [
     "confirm_request_schema",
     "copy_json",
     "decode_json_line",
+    "first_to_finish",
     "from_json",
     "parameters_schema",
     "parse_streaming_json",

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 from ._errors import TetherError
 
-__all__ = ["AbortController", "AbortError", "AbortSignal"]
+__all__ = ["AbortController", "AbortError", "AbortSignal", "first_to_finish"]
 
 _log = logging.getLogger("tether.abort")
 
@@ -115,3 +115,32 @@ class AbortController:
     def abort(self, reason: Any = None) -> None:
         """Fire the signal; later calls do nothing."""
         self.signal._fire("aborted" if reason is None else reason)
+
+
+async def first_to_finish(
+    waits: Mapping[str, Awaitable[Any]], *, timeout: float | None, signal: AbortSignal | None
+) -> str:
+    """Wait for whichever ends first: one of ``waits`` (its name is returned), the signal
+    (``"aborted"``) or the timeout (``"timed_out"``).
+
+    Where several have ended, the first in ``waits``' order wins, then the signal. The waits this
+    function started (coroutines, the signal's) are cancelled on the way out; a future passed in
+    is left as it is, for its owner.
+    """
+    named: dict[asyncio.Future[Any], str] = {}
+    started: list[asyncio.Future[Any]] = []
+    for name, awaitable in waits.items():
+        future = asyncio.ensure_future(awaitable)
+        if future is not awaitable:
+            started.append(future)
+        named[future] = name
+    if signal is not None:
+        aborted = asyncio.ensure_future(signal.wait())
+        started.append(aborted)
+        named[aborted] = "aborted"
+    try:
+        done, _ = await asyncio.wait(named, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for future in started:
+            future.cancel()
+    return next((name for future, name in named.items() if future in done), "timed_out")

@@ -33,9 +33,9 @@ import shlex
 import signal as signals
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Literal, cast
 
-from tether.ai import AbortSignal
+from tether.ai import AbortSignal, first_to_finish
 
 from ._connection import RemoteConnectionError, SSHConnection
 
@@ -233,23 +233,8 @@ async def run_remote(
 
 
 async def _wait(session: _Session, timeout: float | None, signal: AbortSignal | None) -> Outcome:
-    stopped = asyncio.ensure_future(session.stopped.wait())
-    waiters: set[asyncio.Future[Any]] = {session.exited, stopped}
-    aborted: asyncio.Future[Any] | None = None
-    if signal is not None:
-        aborted = asyncio.ensure_future(signal.wait())
-        waiters.add(aborted)
-    try:
-        done, _ = await asyncio.wait(waiters, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
-    finally:
-        stopped.cancel()
-        if aborted is not None:
-            aborted.cancel()
-    if session.exited in done:
-        return "exited"
-    if stopped in done:
-        return "stopped"
-    return "aborted" if aborted is not None and aborted in done else "timed_out"
+    waits = {"exited": session.exited, "stopped": session.stopped.wait()}
+    return cast(Outcome, await first_to_finish(waits, timeout=timeout, signal=signal))
 
 
 async def _kill(connection: SSHConnection, marker: str, session: _Session) -> None:

@@ -34,9 +34,9 @@ import signal as signals
 import sys
 import tempfile
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, BinaryIO, Literal
+from typing import BinaryIO, Literal, cast
 
-from tether.ai import AbortSignal
+from tether.ai import AbortSignal, first_to_finish
 
 from ._protocols import ExecResult, OutputFile
 from ._sandbox import BubblewrapSandbox
@@ -192,20 +192,8 @@ class _LocalOutputFile:
 async def _wait_for_exit(
     process: asyncio.subprocess.Process, timeout: float | None, signal: AbortSignal | None
 ) -> _Outcome:
-    exited: asyncio.Future[Any] = asyncio.ensure_future(process.wait())
-    waiters = {exited}
-    aborted: asyncio.Future[Any] | None = None
-    if signal is not None:
-        aborted = asyncio.ensure_future(signal.wait())
-        waiters.add(aborted)
-    try:
-        done, _ = await asyncio.wait(waiters, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
-    finally:
-        for waiter in waiters:
-            waiter.cancel()
-    if exited in done:
-        return "exited"
-    return "aborted" if aborted is not None and aborted in done else "timed_out"
+    outcome = await first_to_finish({"exited": process.wait()}, timeout=timeout, signal=signal)
+    return cast(_Outcome, outcome)
 
 
 def _ask_reaper_to_kill(process: asyncio.subprocess.Process) -> None:
