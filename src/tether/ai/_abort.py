@@ -141,6 +141,6 @@ async def first_to_finish(
     try:
         done, _ = await asyncio.wait(named, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
     finally:
-        for future in started:
-            future.cancel()
+        for wait in started:
+            wait.cancel()
     return next((name for future, name in named.items() if future in done), "timed_out")

@@ -16,9 +16,8 @@ from tether.gate import Review
 
 from ._builtin import BuiltinTool, path_governance
 from ._definition import ToolDefinition, run_as_execute
-from ._paths import resolve_path
 from ._rendering import quoted, short
-from ._search_errors import search_errors
+from ._search import SearchArguments, limit_parameter, search_errors
 from ._truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, format_size, truncate_head
 from .operations._protocols import FindOperations, FindOutcome
 
@@ -47,11 +46,7 @@ _PARAMETERS: dict[str, Any] = {
             "description": "Directory to search in (default: the working directory); "
             "a file is listed if pattern matches its name.",
         },
-        "limit": {
-            "type": "integer",
-            "minimum": 1,
-            "description": f"Maximum number of results (default {_DEFAULT_LIMIT}).",
-        },
+        "limit": limit_parameter("results", _DEFAULT_LIMIT),
     },
     "required": ["pattern"],
     "additionalProperties": False,
@@ -65,14 +60,12 @@ def create_find_tool(cwd: str, *, operations: FindOperations | None = None) -> T
 
 def _define(cwd: str, ops: FindOperations) -> ToolDefinition:
     async def run(params: dict[str, Any], signal: AbortSignal) -> AgentToolResult:
-        pattern: str = params["pattern"]
-        given_path: str = params.get("path") or cwd
-        limit = int(params.get("limit", _DEFAULT_LIMIT))
+        search = SearchArguments.read(params, cwd, _DEFAULT_LIMIT)
         with search_errors(
-            "find", pattern, given_path, lambda error: f"Invalid glob pattern {pattern!r}: {error}"
+            "find", search, lambda error: f"Invalid glob pattern {search.pattern!r}: {error}"
         ):
-            outcome = await ops.find(pattern, resolve_path(given_path, cwd), limit, signal=signal)
-        return _find_result(outcome, limit)
+            outcome = await ops.find(search.pattern, search.path, search.limit, signal=signal)
+        return _find_result(outcome, search.limit)
 
     return ToolDefinition(
         name="find",

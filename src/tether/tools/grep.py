@@ -18,9 +18,8 @@ from tether.gate import Review
 
 from ._builtin import BuiltinTool, path_governance
 from ._definition import ToolDefinition, run_as_execute
-from ._paths import resolve_path
 from ._rendering import quoted, short
-from ._search_errors import search_errors
+from ._search import SearchArguments, limit_parameter, search_errors
 from ._truncate import (
     DEFAULT_MAX_BYTES,
     DEFAULT_MAX_LINES,
@@ -74,11 +73,7 @@ _PARAMETERS: dict[str, Any] = {
             "minimum": 0,
             "description": "Lines of context to show before and after each match (default 0).",
         },
-        "limit": {
-            "type": "integer",
-            "minimum": 1,
-            "description": f"Maximum number of matches to return (default {DEFAULT_GREP_LIMIT}).",
-        },
+        "limit": limit_parameter("matches", DEFAULT_GREP_LIMIT),
     },
     "required": ["pattern"],
     "additionalProperties": False,
@@ -92,23 +87,19 @@ def create_grep_tool(cwd: str, *, operations: GrepOperations | None = None) -> T
 
 def _define(cwd: str, ops: GrepOperations) -> ToolDefinition:
     async def run(params: dict[str, Any], signal: AbortSignal) -> AgentToolResult:
-        pattern: str = params["pattern"]
-        given_path: str = params.get("path") or cwd
-        limit = int(params.get("limit", DEFAULT_GREP_LIMIT))
+        search = SearchArguments.read(params, cwd, DEFAULT_GREP_LIMIT)
         query = GrepQuery(
-            pattern=pattern,
-            path=resolve_path(given_path, cwd),
+            pattern=search.pattern,
+            path=search.path,
             glob=params.get("glob") or None,
             ignore_case=bool(params.get("ignore_case", False)),
             literal=bool(params.get("literal", False)),
             context=int(params.get("context", 0)),
-            limit=limit,
+            limit=search.limit,
         )
-        with search_errors(
-            "grep", pattern, given_path, lambda error: _invalid_query_message(query, str(error))
-        ):
+        with search_errors("grep", search, lambda error: _invalid_query_message(query, str(error))):
             outcome = await ops.grep(query, signal=signal)
-        return _grep_result(outcome, limit)
+        return _grep_result(outcome, search.limit)
 
     return ToolDefinition(
         name="grep",
