@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import signal
 
 import pytest
 from tests.ai.providers.loopback import LoopbackServer, Reply, json_reply, sse
@@ -172,6 +173,72 @@ def streamed_then_stalled(pieces: int, pause: float) -> Reply:
     body += sse([chunk({"content": f"line {n} " + "x" * 90 + "\n"}) for n in range(pieces)])
     body += [pause, *sse([chunk({}, "stop")], done=True)]
     return Reply(200, body)
+
+
+def as_at_a_terminal() -> None:
+    """In the child: Ctrl-C as a person's terminal delivers it. A job started in the background
+    of a shell without job control inherits SIGINT ignored, and tether keeps it ignored."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+async def test_a_json_consumer_that_stops_reading_does_not_stall_ctrl_c(home, project, tmp_path):
+    """The consumer reads nothing: tether's events fill the pipe. The run must stay responsive —
+    Ctrl-C ends it at once with 130 — instead of blocking in a write to stdout or in waiting for
+    the reader. (stdout is an OS pipe nobody reads, stderr a file: nothing of the test drains.)"""
+    async with LoopbackServer([streamed_then_stalled(400, 60.0)]) as server:
+        write_models_toml(home, server.url)
+        reading, writing = os.pipe()
+        with open(tmp_path / "stderr.txt", "wb") as errors:
+            process = await asyncio.create_subprocess_exec(
+                TETHER, "--mode", "json", "-p", "write a lot", "--model", MODEL,
+                cwd=str(project), env=environment(home), stdin=asyncio.subprocess.DEVNULL,
+                stdout=writing, stderr=errors, preexec_fn=as_at_a_terminal,
+            )  # fmt: skip
+        os.close(writing)
+        try:
+            while not server.requests:
+                await asyncio.sleep(0.05)
+            await asyncio.sleep(2.0)  # the answer's events are out: far more than the pipe holds
+            process.send_signal(signal.SIGINT)
+            code = await asyncio.wait_for(process.wait(), 30)
+        finally:
+            if process.returncode is None:
+                process.kill()
+                await process.wait()
+            with os.fdopen(reading, "rb") as reader:
+                first = reader.readline()  # what it wrote first, read only now
+    told = (tmp_path / "stderr.txt").read_text()
+    assert code == 130, told
+    assert json.loads(first)["type"] == "session"
+    assert "tether: interrupted" in told
+
+
+async def test_ctrl_c_in_print_mode_aborts_the_run_and_keeps_it_in_the_session(home, project):
+    """Ctrl-C while the answer streams: exit 130, the summary says interrupted and names the
+    session, and the session holds the reply as far as it came, marked aborted."""
+    async with LoopbackServer([streamed_then_stalled(20, 60.0)]) as server:
+        write_models_toml(home, server.url)
+        process = await asyncio.create_subprocess_exec(
+            TETHER, "-p", "write a lot", "--model", MODEL,
+            cwd=str(project), env=environment(home), stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+            preexec_fn=as_at_a_terminal,
+        )  # fmt: skip
+        while not server.requests:
+            await asyncio.sleep(0.05)
+        await asyncio.sleep(1.0)
+        process.send_signal(signal.SIGINT)
+        out, err = await asyncio.wait_for(process.communicate(), 30)
+    told = err.decode()
+    assert process.returncode == 130, told
+    assert "tether: interrupted: 1 turn" in told
+    assert "tether: session " in told
+    assert out == b""
+    (log,) = home.rglob("*.jsonl")
+    entries = [json.loads(line) for line in log.read_text().splitlines()]
+    replies = [e["message"] for e in entries if e.get("message", {}).get("role") == "assistant"]
+    assert replies[-1]["stop_reason"] == "aborted"
+    assert "line 19" in json.dumps(replies[-1]["content"])
 
 
 async def test_a_json_reader_that_leaves_ends_the_command_as_a_broken_pipe(home, project):

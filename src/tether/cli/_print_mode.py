@@ -7,15 +7,21 @@ JSON mode writes the session header, then each agent event (and each background 
 ``task_start`` / ``task_output`` / ``task_end``) as one JSON line. In both, a call that needs
 approval is denied with a reason that says how to allow it (fail closed). Background tasks still
 running when the run ends are stopped, whole trees, and listed in the summary.
+
+Ctrl-C aborts the run through the agent (every call still gets its result, the session keeps
+them) and ends the command with :data:`INTERRUPTED`, without waiting for a JSON reader to take
+the lines still queued; a second Ctrl-C raises ``KeyboardInterrupt`` at once.
 """
 
 from __future__ import annotations
 
+import asyncio
+import signal
 import sys
 from typing import TextIO
 
 from tether.agent import AgentEvent
-from tether.ai import AssistantMessage
+from tether.ai import AbortController, AssistantMessage, first_to_finish
 from tether.runtime import EMBEDDED_MODEL_NOTE, RunSettings, Runtime, build_runtime
 from tether.tools import TaskEvent
 
@@ -23,10 +29,20 @@ from ._event_json import dumps, event_to_json, task_event_to_json
 from ._json_out import JsonLines
 from ._progress import ProgressPrinter, RunStats
 
-__all__ = ["HEADLESS_FORCED_HINT", "HEADLESS_HINT", "TRUNCATED", "run_print", "session_header"]
+__all__ = [
+    "HEADLESS_FORCED_HINT",
+    "HEADLESS_HINT",
+    "INTERRUPTED",
+    "TRUNCATED",
+    "run_print",
+    "session_header",
+]
 
 TRUNCATED = 3
 """The exit status of a run whose last reply was cut off by the output token limit."""
+
+INTERRUPTED = 130
+"""The exit status of a run ended by Ctrl-C (SIGINT), as shells report it."""
 
 HEADLESS_HINT = (
     "In print and json modes nobody can answer an approval: rerun with --gate yolo to run such "
@@ -65,7 +81,7 @@ async def run_print(
     stderr: TextIO = sys.stderr,
 ) -> int:
     """Run ``task``; returns the exit status (0 success, 1 the run failed, 3 the answer was cut
-    off by the output token limit)."""
+    off by the output token limit, 130 interrupted by Ctrl-C)."""
     runtime = build_runtime(
         settings, None, no_approver_hint=HEADLESS_HINT, forced_hint=HEADLESS_FORCED_HINT
     )
@@ -74,15 +90,22 @@ async def run_print(
     stats = RunStats()
     runtime.agent.subscribe(stats.observe)
     lines = _show_progress(runtime, json_lines=json_lines, stdout=stdout, stderr=stderr)
+    interrupt = _CtrlC(runtime)
     try:
         await runtime.prompt(task)
         stopped = await runtime.stop_tasks()
         if lines is not None:
-            await lines.drained()
+            written = {"written": lines.drained()}
+            await first_to_finish(written, timeout=None, signal=interrupt.signal)
     finally:
+        interrupt.close()
         runtime.close()
     if lines is not None and lines.broken:
         raise BrokenPipeError("the reader of --mode json left")
+    if interrupt.signal.aborted:
+        stderr.write(f"tether: interrupted: {stats.summary()}\n")
+        _write_session_line(runtime, stderr)
+        return INTERRUPTED
     final = _last_assistant(runtime)
     unsaved = runtime.session.write_error if runtime.session is not None else None
     failed = unsaved is not None or final is None or final.failed
@@ -107,9 +130,44 @@ async def run_print(
             )
         if runtime.remote:
             stderr.write(f"tether: tools ran on {runtime.remote}\n")
-        if runtime.session is not None and unsaved is None:
-            stderr.write(f"tether: session {runtime.session.id[:8]} ({runtime.session.path})\n")
+        _write_session_line(runtime, stderr)
     return 1 if failed else TRUNCATED if truncated else 0
+
+
+def _write_session_line(runtime: Runtime, stderr: TextIO) -> None:
+    session = runtime.session
+    if session is not None and session.write_error is None:
+        stderr.write(f"tether: session {session.id[:8]} ({session.path})\n")
+
+
+class _CtrlC:
+    """Print mode's SIGINT while the run goes: the first aborts the agent and fires
+    :attr:`signal`; the handler is then removed, so a second raises ``KeyboardInterrupt``.
+    Where SIGINT was ignored when tether started (a background job), it stays ignored."""
+
+    def __init__(self, runtime: Runtime) -> None:
+        self._runtime = runtime
+        self._controller = AbortController()
+        self.signal = self._controller.signal
+        self._loop: asyncio.AbstractEventLoop | None = None
+        if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+            return
+        loop = asyncio.get_running_loop()
+        try:
+            loop.add_signal_handler(signal.SIGINT, self._pressed)
+        except (ValueError, RuntimeError):  # not the main thread: Ctrl-C is not ours to take
+            return
+        self._loop = loop
+
+    def _pressed(self) -> None:
+        self.close()
+        self._controller.abort("interrupted (Ctrl-C)")
+        self._runtime.agent.abort("interrupted (Ctrl-C)")
+
+    def close(self) -> None:
+        if self._loop is not None:
+            self._loop.remove_signal_handler(signal.SIGINT)
+            self._loop = None
 
 
 def _show_progress(
