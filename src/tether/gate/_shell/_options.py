@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Literal, TypeAlias
 
 from ._git_options import read_git
-from ._sed import prints_only
+from ._sed_arguments import sed_printed_files
 
 __all__ = ["READERS", "Reading", "read_arguments"]
 
@@ -390,38 +390,9 @@ def _find(args: list[str]) -> Reading | Refusal:
     return Reading(tuple(files), tuple(roots or ["."]))
 
 
-_SED_FLAGS = _words(
-    "-n --quiet --silent -E -r --regexp-extended -s --separate -u --unbuffered -z --null-data "
-    "--posix"
-)
-
-
 def _sed(args: list[str]) -> Reading | Refusal:
-    scripts: list[str] = []
-    operands: list[str] = []
-    quiet = False
-    index = 0
-    while index < len(args):
-        arg = args[index]
-        index += 1
-        if arg in ("-e", "--expression") and index < len(args):
-            scripts.append(args[index])
-            index += 1
-        elif arg.startswith("--expression="):
-            scripts.append(arg.partition("=")[2])
-        elif arg.startswith("-e") and not arg.startswith("--"):
-            scripts.append(arg[2:])
-        elif arg in _SED_FLAGS or re.fullmatch(r"-[nErsuz]+", arg):
-            quiet = quiet or arg in ("--quiet", "--silent") or (arg[1] != "-" and "n" in arg)
-        elif arg.startswith("-") and arg != "-":
-            return f"sed {arg}: not an option sed is allowed unasked"
-        else:
-            operands.append(arg)
-    if not scripts:
-        scripts, operands = operands[:1], operands[1:]
-    if not quiet or not scripts or not all(prints_only(s) for s in scripts):
-        return "sed: only `sed -n` with print commands (5p, 1,20p, /re/p) is read-only"
-    return Reading(tuple(o for o in operands if o != "-"))
+    printed = sed_printed_files(args)
+    return printed if isinstance(printed, str) else Reading(printed)
 
 
 _JQ_FLAGS = "rcSenasjMCR"

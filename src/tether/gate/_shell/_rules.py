@@ -32,7 +32,7 @@ from ._path_rules import (
     secret_kind,
     word_set,
 )
-from ._sed import prints_only
+from ._sed_arguments import read_sed_arguments, sed_printed_files
 
 __all__ = [
     "HARMLESS_DEVICES",
@@ -379,10 +379,7 @@ def write_targets(call: Call) -> list[str | None]:
     if name == "dd":
         return [v[3:] for v in values if v is not None and v.startswith("of=")]
     if name == "sed":
-        opts = parse_options(values, frozenset({"-e", "--expression", "-f", "--file", "-l"}))
-        scripted = not opts.flags.isdisjoint({"-e", "--expression", "-f", "--file"})
-        edits = not opts.flags.isdisjoint({"-i", "--in-place"})
-        return (opts.positionals if scripted else opts.positionals[1:]) if edits else []
+        return list(read_sed_arguments(values).edited)
     if name in _CHANGES:
         opts = parse_options(values, frozenset({"-s", "--size", "-r", "--reference", "-m"}))
         return opts.positionals[1:] if name in ("chmod", "chown", "chgrp") else opts.positionals
@@ -487,7 +484,8 @@ def read_only_paths(name: str, values: Values) -> list[str | None] | None:
     if name == "git":
         return [] if _git_read_only(values) else None
     if name == "sed":
-        return _sed_print(values)
+        printed = sed_printed_files(values)
+        return None if isinstance(printed, str) else list(printed)
     if name in _VERSIONED and values in (("--version",), ("-V",)):
         return []
     spec = _READ_ONLY.get(name)
@@ -509,26 +507,6 @@ def read_only_paths(name: str, values: Values) -> list[str | None] | None:
     ):
         return None
     return files + [p for p in operands if p != "-"]
-
-
-_SED_SAFE = word_set(
-    "-n --quiet --silent -e --expression -E -r --regexp-extended -s --separate -u --unbuffered "
-    "-z --null-data --posix"
-)
-
-
-def _sed_print(values: Values) -> list[str | None] | None:
-    """``sed -n`` with print-only scripts (``5p``, ``1,20p``, ``/re/p``): the files it reads."""
-    opts = parse_options(values, frozenset({"-e", "--expression"}))
-    if not opts.flags <= _SED_SAFE or opts.flags.isdisjoint({"-n", "--quiet", "--silent"}):
-        return None
-    scripts = opts.valued.get("-e", []) + opts.valued.get("--expression", [])
-    files = opts.positionals
-    if not scripts:
-        scripts, files = files[:1], files[1:]
-    if not scripts or any(s is None or not prints_only(s) for s in scripts):
-        return None
-    return files
 
 
 _GIT_READ = word_set(

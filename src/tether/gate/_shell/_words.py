@@ -11,6 +11,7 @@ import shlex
 from . import _rules as rules
 from ._call import Call, Values, git_subcommand, parse_options
 from ._parse import Command, Word, decode_escapes
+from ._sed_arguments import read_sed_arguments
 
 __all__ = [
     "COPIERS",
@@ -33,7 +34,7 @@ SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "ash", "mksh", "fish", "
 INTERPRETERS = frozenset({"python", "perl", "ruby", "php", "node", "lua"})
 EXPANDS = re.compile(r"[{$~*?\[]")
 COPIERS = frozenset({"cp", "scp", "rsync", "tar", "zip", "7z", "7za", "rclone", "sftp"})
-_PATTERN_FIRST = frozenset({"grep", "egrep", "fgrep", "rg", "jq", "sed", "awk"})
+_PATTERN_FIRST = frozenset({"grep", "egrep", "fgrep", "rg", "jq", "awk"})
 
 
 _FIND_NAME_TESTS = frozenset({"-name", "-iname"})
@@ -74,6 +75,9 @@ def not_files(call: Call) -> set[str]:
     if name == "git":
         subcommand, rest = git_subcommand(values)
         name = "grep" if subcommand == "grep" else ""
+    if name == "sed":  # a script in one reading of its arguments may be a file in the other
+        sed = read_sed_arguments(rest)
+        skipped.update(s for s in sed.scripts if s is not None and s not in sed.files)
     if name in _PATTERN_FIRST:
         takes = frozenset({"-e", "--regexp", "-f", "--file", "-m", "-A", "-B", "-C", "-g", "-t",
                            "--arg", "--argjson", "--glob", "-T", "--type"})  # fmt: skip

@@ -16,6 +16,7 @@ from typing import NamedTuple
 
 from ._call import Values
 from ._sed import sed_effects
+from ._sed_arguments import SedArguments, read_sed_arguments
 
 __all__ = ["WRAPPERS", "Unwrapped", "unwrap"]
 
@@ -308,41 +309,40 @@ def _bwrap(values: Values) -> Unwrapped:
 def _sed(values: Values) -> Unwrapped:
     """GNU sed's ``e CMD`` runs CMD; ``w FILE`` (and ``s///w FILE``) writes FILE, ``r FILE``
     reads it (:mod:`._sed`): read as the shell code they amount to (``CMD``,
-    ``true > FILE``, ``cat FILE``). ``e`` alone and ``s///e`` run the input: a person's call."""
-    texts: list[str] = []
-    operands: list[str | None] = []
-    index = 0
-    while index < len(values):
-        value = values[index] or ""
-        index += 1
-        if value in ("-e", "--expression") and index < len(values):
-            texts.append(values[index] or "")
-            index += 1
-        elif value.startswith("--expression="):
-            texts.append(value.partition("=")[2])
-        elif value.startswith("-e") and not value.startswith("--"):
-            texts.append(value[2:])
-        elif value in ("-f", "--file", "-l", "--line-length"):
-            index += 1
-        elif value == "--":
-            operands += values[index:]
-            break
-        elif not value.startswith("-") or value == "-":
-            operands.append(values[index - 1])
-    if not texts and operands:
-        texts.append(operands[0] or "")
+    ``true > FILE``, ``cat FILE``). ``e`` alone and ``s///e`` run the input, a script from a file
+    or one that expands at run time may do anything, and so may a command line tether cannot
+    read as sed does (:mod:`._sed_arguments`): a person's call."""
+    sed = read_sed_arguments(values)
     scripts: list[str] = []
     runs_input = False
-    for text in texts:
-        effects = sed_effects(text)
+    for text in sed.scripts:
+        effects = sed_effects(text or "")
         scripts += effects.commands
         scripts += [f"true > {shlex.quote(f)}" for f in effects.writes if f not in _STD_STREAMS]
         scripts += [f"cat {shlex.quote(f)}" for f in effects.reads if f not in _STD_STREAMS]
         runs_input = runs_input or effects.runs_input
-    why = "runs its input as commands" if runs_input else ""
-    if scripts:
-        why = "runs commands or reads and writes files from its script"
-    return Unwrapped(None, tuple(scripts), why)
+    return Unwrapped(
+        None,
+        tuple(scripts),
+        _sed_unknowns(sed) or _sed_effects_reason(bool(scripts), runs_input=runs_input),
+    )
+
+
+def _sed_unknowns(sed: SedArguments) -> str:
+    """Why what sed runs is not all on its command line (``""``: it is)."""
+    if sed.problem is not None:
+        return f"its arguments cannot be read as sed reads them: {sed.problem}"
+    if sed.script_files:
+        return "runs a sed script from a file"
+    if None in sed.scripts:
+        return "runs a sed script that expands at run time"
+    return ""
+
+
+def _sed_effects_reason(found: bool, *, runs_input: bool) -> str:
+    if found:
+        return "runs commands or reads and writes files from its script"
+    return "runs its input as commands" if runs_input else ""
 
 
 _STD_STREAMS = frozenset({"/dev/stdout", "/dev/stderr", "/dev/stdin", "-"})
