@@ -21,7 +21,6 @@ canonically (:mod:`._key`).
 
 from __future__ import annotations
 
-import itertools
 import posixpath
 import re
 import shlex
@@ -70,12 +69,15 @@ from ._words import (
     split_string,
     substitute,
 )
+from ._wrapper_commands import GRAMMARS, read_wrapper
 from ._wrappers import WRAPPERS, unwrap
 
 __all__ = ["Walk"]
 
 
 _MAX_DEPTH = 6
+_MAX_MISREAD_STARTS = 8
+"""How many places a command may start that the deny rules judge, for a wrapper misread."""
 _SCAN_SECONDS = 0.025
 """The budget of the deny scan after a spent one (:meth:`ShellPolicy._denied_past_budget`)."""
 
@@ -265,7 +267,7 @@ class Walk(FileRules):
                 continue
             if name in WRAPPER_RAISES:
                 self._approve(f"{display(name, words)}: {WRAPPER_RAISES[name]}")
-            inner = self._wrapped(name, words, cmd)
+            inner = self._wrapped(name, words, cmd, depth)
             if inner is None:
                 break
             if not inner:
@@ -341,10 +343,41 @@ class Walk(FileRules):
             self._script_word(call, fed, depth)
         return True
 
-    def _wrapped(self, name: str, words: tuple[Word, ...], cmd: Command) -> tuple[Word, ...] | None:
+    def _wrapped(
+        self, name: str, words: tuple[Word, ...], cmd: Command, depth: int
+    ) -> tuple[Word, ...] | None:
         """The command a wrapper runs (``()``: xargs' default ``echo``); ``None``: it runs none."""
+        if name not in GRAMMARS:
+            return self._wrapped_loosely(name, words)
         if name == "env":
             words = split_string(words)
+        wrapped = read_wrapper(name, [w.value for w in words])
+        if wrapped.options.problem is not None:
+            self._misread_wrapper(name, words, wrapped.options.problem, depth)
+        if not wrapped.runs:
+            return None
+        for directory in wrapped.options.values({"env": "C", "sudo": "D"}.get(name, "")):
+            self._cd(directory)
+        if name == "xargs":
+            files = wrapped.options.values("a")
+            return self._xargs(words, len(words) if wrapped.start is None else wrapped.start,
+                               files, cmd)  # fmt: skip
+        return words[wrapped.start :] if wrapped.start is not None else None
+
+    def _misread_wrapper(
+        self, name: str, words: tuple[Word, ...], problem: str, depth: int
+    ) -> None:
+        """A wrapper line tether cannot read as the wrapper does: a person's call, and the deny
+        rules judge every place the command might start."""
+        shown = display(name, words)
+        self._approve(f"{shown}: its options cannot be read as {name} reads them: {problem}")
+        starts = [i for i, w in enumerate(words) if not is_option(w.value)][:_MAX_MISREAD_STARTS]
+        readings = [" ".join(w.raw for w in words[i:]) for i in starts]
+        self._evidence(readings, depth, f"{shown}: where the command may start")
+
+    def _wrapped_loosely(self, name: str, words: tuple[Word, ...]) -> tuple[Word, ...] | None:
+        """The command of a launcher whose options are not getopt's (``npx``, ``uvx``,
+        ``coproc``, ``busybox``): past the words that look like options."""
         takes_value = WRAPPER_OPTIONS[name].split()
         values = [w.value for w in words]
         index = 0
@@ -352,28 +385,18 @@ class Walk(FileRules):
             index += 1
             if values[index - 1] == "--":
                 break
-            option = values[index - 1] or ""
-            if name == "command" and option in ("-v", "-V"):
-                return None
-            if option[:2] == {"env": "-C", "sudo": "-D"}.get(name) or option[:7] == "--chdir":
-                attached = option.partition("=")[2] if option[1] == "-" else option[2:]
-                self._cd(attached or (values[index] if index < len(values) else None))
-            index += option in takes_value
-        while "=" in takes_value and index < len(values) and re.match(r"\w+=", values[index] or ""):
-            index += 1
-        index += name == "timeout"
+            index += (values[index - 1] or "") in takes_value
         if name == "coproc" and "{" in values[index : index + 2]:
             index = values.index("{", index) + 1
-        if name == "xargs":
-            return self._xargs(words, index, cmd)
         return words[index:] if index < len(words) else None
 
-    def _xargs(self, words: tuple[Word, ...], start: int, cmd: Command) -> tuple[Word, ...]:
-        """The command xargs runs, with the literal input it reads appended (``-I`` or not)."""
-        options = [w.value for w in words[:start]]
-        for option, value in itertools.pairwise(options):
-            if option in ("-a", "--arg-file"):
-                self._path(display("xargs", words), value, "read")
+    def _xargs(
+        self, words: tuple[Word, ...], start: int, files: list[str | None], cmd: Command
+    ) -> tuple[Word, ...]:
+        """The command xargs runs, with the literal input it reads appended (``-I`` or not);
+        ``files``: the ``-a`` files it reads its arguments from."""
+        for file in files:
+            self._path(display("xargs", words), file, "read")
         previous = self._effects.get((cmd.pipeline, cmd.stage - 1), [])
         supplied: tuple[Word, ...] = ()
         if cmd.pipeline >= 0 and previous and all(e.role == "text" for e in previous):
@@ -391,8 +414,10 @@ class Walk(FileRules):
             if value in ("-", "--"):
                 index -= value == "-"
                 break
-            if value in ("-o", "+o", "-O", "+O", "--rcfile", "--init-file"):
+            if value in ("--rcfile", "--init-file"):
                 index += 1
+            elif not value.startswith("--"):  # each o or O of a cluster takes the next word
+                index += value[1:].count("o") + value[1:].count("O")
             if value.startswith("--") or set(value[1:]) - set("ceuxvs"):
                 unusual.append(value)
             letters += value[1:] if not value.startswith("--") else ""
