@@ -97,3 +97,17 @@ def test_wget_saving_into_a_directory_writes_there(tmp_path: Path):
 def test_standard_output_is_not_a_file():
     assert written_files("wget", ["-qO-", "http://x"]) == []
     assert written_files("wget", ["-O", "-", "http://x"]) == []
+
+
+@pytest.mark.parametrize("spelling", ["--output=out.txt", "--output out.txt"])
+def test_git_diff_output_in_either_spelling(tmp_path: Path, spelling: str):
+    """git's parse-options takes ``--output FILE`` as well as ``--output=FILE``."""
+    if shutil.which("git") is None:
+        pytest.skip("needs git")
+    subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
+    subprocess.run(["git", "diff", *spelling.split()], cwd=tmp_path, capture_output=True,
+                   check=False, timeout=20)  # fmt: skip
+    assert (tmp_path / "out.txt").exists(), f"git diff {spelling} writes out.txt"
+    policy = ShellPolicy(PathPolicy(str(tmp_path), home="/root"))
+    command = f"git diff {spelling.replace('out.txt', '/root/.bashrc')}"
+    assert policy.classify(command).decision == "deny", command

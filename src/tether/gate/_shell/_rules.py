@@ -386,8 +386,10 @@ def write_targets(call: Call) -> list[str | None]:
     if name in ("sort", "tree"):
         opts = parse_options(values, frozenset({"-o", "--output", "-T", "-k", "-t", "-L", "-I"}))
         return opts.valued.get("-o", []) + opts.valued.get("--output", [])
-    if name == "git":
-        return [v.partition("=")[2] for v in values if v is not None and v.startswith("--output=")]
+    if name == "git":  # diff's --output=FILE, or --output FILE (git's parse-options takes both)
+        following = itertools.pairwise((*values, None))
+        return [v.partition("=")[2] if v != "--output" else after for v, after in following
+                if v is not None and (v == "--output" or v.startswith("--output="))]  # fmt: skip
     if name == "curl":
         opts = parse_options(values, frozenset({"-o", "--output"}))
         return [t for o in ("-o", "--output") for t in opts.valued.get(o, []) if t != "-"]
