@@ -325,6 +325,13 @@ class TerminalScreen:
         bindings = KeyBindings()
         asking = Condition(lambda: self._asking is not None)
         running = Condition(self.hooks.is_running)
+        self._bind_answers(bindings, asking)
+        self._bind_editing(bindings, asking, running)
+        self._bind_interrupts(bindings, asking, running)
+        return bindings
+
+    def _bind_answers(self, bindings: KeyBindings, asking: Condition) -> None:
+        """While a call is asked about, a key is an answer (once the card is armed)."""
 
         @bindings.add(Keys.Any, filter=asking, eager=True)
         @bindings.add("enter", filter=asking, eager=True)
@@ -336,6 +343,9 @@ class TerminalScreen:
             decision = ANSWER_KEYS.get(key)
             if decision is not None:
                 current.answer.set_result(decision)
+
+    def _bind_editing(self, bindings: KeyBindings, asking: Condition, running: Condition) -> None:
+        """Enter sends (or takes the completion), Alt-Enter a follow-up, Ctrl-J a new line."""
 
         @bindings.add("enter", filter=~asking)
         def _send(event: KeyPressEvent) -> None:
@@ -356,14 +366,24 @@ class TerminalScreen:
         def _newline(event: KeyPressEvent) -> None:
             self.buffer.insert_text("\n")
 
+        @bindings.add("escape", filter=has_completions & ~running & ~asking)
+        def _close_menu(event: KeyPressEvent) -> None:
+            self.buffer.cancel_completion()
+
+        @bindings.add("c-o", filter=~asking)
+        def _expand(event: KeyPressEvent) -> None:
+            self.hooks.expand()
+
+    def _bind_interrupts(
+        self, bindings: KeyBindings, asking: Condition, running: Condition
+    ) -> None:
+        """Esc and Ctrl-C interrupt a turn (Ctrl-C clears the line, twice quits), Ctrl-D quits
+        on an empty line."""
+
         @bindings.add("escape", filter=asking, eager=True)
         @bindings.add("escape", filter=running & ~asking)
         def _escape(event: KeyPressEvent) -> None:
             self.hooks.interrupt()
-
-        @bindings.add("escape", filter=has_completions & ~running & ~asking)
-        def _close_menu(event: KeyPressEvent) -> None:
-            self.buffer.cancel_completion()
 
         @bindings.add("c-c", eager=True)
         def _ctrl_c(event: KeyPressEvent) -> None:
@@ -386,12 +406,6 @@ class TerminalScreen:
                 self.exit()
             else:
                 self.buffer.delete()
-
-        @bindings.add("c-o", filter=~asking)
-        def _expand(event: KeyPressEvent) -> None:
-            self.hooks.expand()
-
-        return bindings
 
     def _send(self, kind: str) -> None:
         text = self.buffer.text

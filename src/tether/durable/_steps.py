@@ -61,7 +61,14 @@ from tether.ai import (
     StreamOptions,
     TextContent,
 )
-from tether.gate import ApprovalRequest, Decision, Gate, GateRecord, action_digest
+from tether.gate import (
+    ApprovalRequest,
+    Decision,
+    Gate,
+    GateRecord,
+    action_digest,
+    persons_answer_reason,
+)
 from tether.session import INTERRUPTED_CALL
 
 __all__ = [
@@ -346,8 +353,8 @@ def _persons_decision(
     """The decision a person's answer makes (the gate's wording), for a wait that was cut off
     before its decision was written."""
     allowed = answer in ("allow_once", "allow_session")
-    why = asked.get("reason") or ""
-    reason = None if allowed else f"Denied by a person ({answer}): {why}."
+    said = persons_answer_reason(answer, asked.get("reason") or "")
+    reason = None if allowed else said
     if call_id in expired:
         reason = EXPIRED_REASON
     return {
@@ -359,7 +366,7 @@ def _persons_decision(
         "reason": reason,
         "verdict": "approve",
         "decided_by": "approver",
-        "record_reason": f"{answer}; asked because {why}" if allowed else reason,
+        "record_reason": said if allowed else reason,
     }
 
 

@@ -91,16 +91,7 @@ async def run_workflow(spec: dict[str, Any]) -> dict[str, Any]:
     built = _builder(spec, run_id, approver)
     refused = False
     try:
-        durable.gate = built.gate
-        built.gate.approval_timeout = None  # the durable approver's expiry governs
-        agent = built.agent
-        agent.stream_fn = durable.stream(agent.stream_fn)
-        compactor = agent.loop_options.get("transform_context")
-        if isinstance(compactor, Compactor):  # its summary is a model call too
-            compactor.stream_fn = durable.stream(compactor.stream_fn, summary=True)
-        before = agent.loop_options.get("before_tool_call") or _allow_all
-        agent.loop_options["before_tool_call"] = durable.before_tool_call(before)
-        agent.set_tools([durable.tool(tool) for tool in agent.state.tools])
+        agent = _made_durable(built, durable)
         digest = catalog_digest(agent)
         info = engine_info(_database)
 
@@ -115,23 +106,10 @@ async def run_workflow(spec: dict[str, Any]) -> dict[str, Any]:
                 "cwd": spec.get("cwd", ""),
             }
 
-        record = await _run_record(describe)
-        if record.get("steps_format") != STEPS_FORMAT:
+        refusal = _why_not_replayed(run_id, await _run_record(describe), digest)
+        if refusal is not None:
             refused = True
-            raise RunRefused(
-                f"run {run_id} was recorded by tether {record['tether_version']} with steps "
-                f"of another shape ({record.get('steps_format') or 'decided/executed'}) than "
-                f"this worker replays ({STEPS_FORMAT}), so it is not recovered here. Finish it "
-                "with a worker of the tether that started it."
-            )
-        if record["catalog_digest"] != digest:
-            refused = True
-            raise RunRefused(
-                f"run {run_id} was started with catalog {record['catalog_digest'][:19]} "
-                f"(tether {record['tether_version']}) and this worker offers {digest[:19]} "
-                f"(tether {__version__}): the model chose its calls among other tools, so the "
-                "run is not recovered here. Start a worker with the same tools and configuration."
-            )
+            raise RunRefused(refusal)
         watcher = asyncio.create_task(  # outside the workflow's context: not a step
             _abort_when_cancelled(run_id, agent), context=contextvars.Context()
         )
@@ -145,6 +123,42 @@ async def run_workflow(spec: dict[str, Any]) -> dict[str, Any]:
         built.close()
         if refused:
             built.restore()
+
+
+def _made_durable(built: BuiltRun, durable: DurableRun) -> Agent:
+    """The built run's agent, its model turns, compaction summaries, gate decisions and tool
+    calls made steps of the workflow."""
+    durable.gate = built.gate
+    built.gate.approval_timeout = None  # the durable approver's expiry governs
+    agent = built.agent
+    agent.stream_fn = durable.stream(agent.stream_fn)
+    compactor = agent.loop_options.get("transform_context")
+    if isinstance(compactor, Compactor):  # its summary is a model call too
+        compactor.stream_fn = durable.stream(compactor.stream_fn, summary=True)
+    before = agent.loop_options.get("before_tool_call") or _allow_all
+    agent.loop_options["before_tool_call"] = durable.before_tool_call(before)
+    agent.set_tools([durable.tool(tool) for tool in agent.state.tools])
+    return agent
+
+
+def _why_not_replayed(run_id: str, record: dict[str, Any], digest: str) -> str | None:
+    """Why this worker must not carry on the run recorded as ``record``: steps of another
+    shape, or another tool catalog than the one the model chose its calls among."""
+    if record.get("steps_format") != STEPS_FORMAT:
+        return (
+            f"run {run_id} was recorded by tether {record['tether_version']} with steps "
+            f"of another shape ({record.get('steps_format') or 'decided/executed'}) than "
+            f"this worker replays ({STEPS_FORMAT}), so it is not recovered here. Finish it "
+            "with a worker of the tether that started it."
+        )
+    if record["catalog_digest"] != digest:
+        return (
+            f"run {run_id} was started with catalog {record['catalog_digest'][:19]} "
+            f"(tether {record['tether_version']}) and this worker offers {digest[:19]} "
+            f"(tether {__version__}): the model chose its calls among other tools, so the "
+            "run is not recovered here. Start a worker with the same tools and configuration."
+        )
+    return None
 
 
 async def _allow_all(*_: Any) -> None:

@@ -24,6 +24,7 @@ from ._approval import (
     DenyAllApprover,
     ScriptedApprover,
     TerminalApprover,
+    persons_answer_reason,
     render_request,
 )
 from ._catalog import Catalog, CatalogSnapshot
@@ -103,6 +104,7 @@ __all__ = [
     "govern",
     "holds_credentials",
     "model_facing_schema",
+    "persons_answer_reason",
     "project_error",
     "project_for_review",
     "protected_workspace_rule",

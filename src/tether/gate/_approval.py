@@ -35,6 +35,7 @@ __all__ = [
     "DenyAllApprover",
     "ScriptedApprover",
     "TerminalApprover",
+    "persons_answer_reason",
     "render_request",
 ]
 
@@ -42,6 +43,15 @@ Decision: TypeAlias = Literal["allow_once", "allow_session", "deny_once", "deny_
 """``*_once`` applies to this call only; ``*_session`` is remembered for calls that do the same."""
 
 DECISIONS: Final[frozenset[str]] = frozenset(get_args(Decision))
+
+
+def persons_answer_reason(answer: Decision, why: str) -> str:
+    """What the audit trail says of a person's answer to a call asked about because ``why``;
+    for a denial, also the result the model sees."""
+    if answer in ("allow_once", "allow_session"):
+        return f"{answer}; asked because {why}"
+    return f"Denied by a person ({answer}): {why}."
+
 
 MAX_SHOWN_VALUE_CHARS: Final = 400
 """A rendered argument longer than this is shortened, with a note of its full length."""

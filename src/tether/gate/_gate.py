@@ -48,7 +48,7 @@ from tether.agent import (
 )
 from tether.ai import AbortSignal, TextContent
 
-from ._approval import ApprovalRequest, Approver, Decision
+from ._approval import ApprovalRequest, Approver, Decision, persons_answer_reason
 from ._governance import (
     CONFIRM_PROPERTY,
     Governance,
@@ -167,16 +167,8 @@ class Gate:
     ) -> BeforeToolCallResult | None:
         call = _Call(ctx)
         tool = _find_tool(ctx.context.tools, call.name)
-        governance = tool.metadata.get("governance") if tool is not None else None
-        if isinstance(governance, Governance):
-            verdict = await self.policies.paths.judge(
-                partial(self._deterministic_verdict, call, governance)
-            )
-            default_confirm = governance.default_confirm
-            verdict = call.substitute(verdict)
-        else:
-            verdict = Verdict(self.ungoverned, (f'Tool "{call.name}" declares no governance',))
-            governance, default_confirm = None, False
+        governance, verdict = await self._verdict(call, tool)
+        default_confirm = governance is not None and governance.default_confirm
         explicit_confirm = is_confirm_forced(ctx.tool_call.arguments, call.args)
         unjudged = verdict.decision == "approve" and verdict.needs_person
         forced = default_confirm or explicit_confirm or unjudged
@@ -212,7 +204,35 @@ class Gate:
             return self._deny(
                 call, verdict, "session", "Denied: a person denied this for the session."
             )
-        if self.mode == "review" and not forced and person is None and self.reviewer is not None:
+        reviewable = self.mode == "review" and not forced and person is None
+        asking = _Asking(call, verdict, governance, why, key, forced=forced)
+        return await self._ask_reviewer_then_person(ctx, tool, asking, reviewable=reviewable)
+
+    async def _verdict(
+        self, call: _Call, tool: AgentTool | None
+    ) -> tuple[Governance | None, Verdict]:
+        """The tool's governance and its deterministic verdict on the call (an ungoverned tool
+        gets :attr:`ungoverned`)."""
+        governance = tool.metadata.get("governance") if tool is not None else None
+        if not isinstance(governance, Governance):
+            return None, Verdict(self.ungoverned, (f'Tool "{call.name}" declares no governance',))
+        verdict = await self.policies.paths.judge(
+            partial(self._deterministic_verdict, call, governance)
+        )
+        return governance, call.substitute(verdict)
+
+    async def _ask_reviewer_then_person(
+        self,
+        ctx: BeforeToolCallContext,
+        tool: AgentTool | None,
+        asking: _Asking,
+        *,
+        reviewable: bool,
+    ) -> BeforeToolCallResult | None:
+        """The reviewer first where it may decide (it can only allow or escalate), then the
+        approver; no approver denies with advice."""
+        call, verdict, why = asking.call, asking.verdict, asking.why
+        if reviewable and self.reviewer is not None:
             outcome = await self.reviewer.review(self._review_action(ctx, call, tool))
             if outcome.decision == "allow":
                 self._allow(call, verdict, "reviewer", outcome.reason_code)
@@ -220,21 +240,20 @@ class Gate:
             cause = outcome.escalated_because or outcome.reason_code
             why = f"{why}; the reviewer escalated ({cause})"
         if self.approver is None:
-            hint = self.forced_hint if forced and self.forced_hint else self.no_approver_hint
-            reason = _no_approver_reason(why, hint)
+            hint = self.forced_hint if asking.forced and self.forced_hint else None
+            reason = _no_approver_reason(why, hint or self.no_approver_hint)
             return self._deny(call, verdict, "no_approver", reason)
+        governance = asking.governance
         shown = self._shown(call.args, owns_confirm=governance is None or governance.owns_confirm)
         decision = await self._ask(
             self.approver, ApprovalRequest(call.name, shown, why, call.digest, call.id)
         )
+        if decision in ("allow_session", "deny_session"):
+            self._session[asking.key] = "allow" if decision == "allow_session" else "deny"
         if decision in ("allow_once", "allow_session"):
-            if decision == "allow_session":
-                self._session[key] = "allow"
-            self._allow(call, verdict, "approver", f"{decision}; asked because {why}")
+            self._allow(call, verdict, "approver", persons_answer_reason(decision, why))
             return None
-        if decision == "deny_session":
-            self._session[key] = "deny"
-        return self._deny(call, verdict, "approver", f"Denied by a person ({decision}): {why}.")
+        return self._deny(call, verdict, "approver", persons_answer_reason(decision, why))
 
     async def after_tool_call(
         self, ctx: AfterToolCallContext, signal: AbortSignal
@@ -384,6 +403,20 @@ class _Call:
         return GateRecord(
             self.id, self.name, verdict.decision, outcome, by, reason, digest, dict(self.args)
         )
+
+
+@dataclass(frozen=True, slots=True)
+class _Asking:
+    """A call that needs the reviewer or a person: what was judged, and why it is asked."""
+
+    call: _Call
+    verdict: Verdict
+    governance: Governance | None
+    why: str
+    key: str
+    """What a person's ``*_session`` answer is remembered under."""
+    forced: bool
+    """It asks in every mode (confirmation, a tool's default, a script too complex to prove)."""
 
 
 def _find_tool(tools: Sequence[AgentTool], name: str) -> AgentTool | None:

@@ -217,6 +217,12 @@ async def run_remote(
             with contextlib.suppress(BaseException):
                 await asyncio.shield(task)
         channel.close()
+    return _result(connection, session, outcome, cwd)
+
+
+def _result(connection: SSHConnection, session: _Session, outcome: Outcome, cwd: str) -> RemoteRun:
+    """The run as it ended, or the error that ended it: a lost connection (the channel closed
+    without an exit status), a missing ``cwd``, what ``on_stdout`` raised."""
     if outcome == "exited" and session.exited.result() == _NO_EXIT_STATUS:
         connection.drop()
         reason = getattr(session.lost, "reason", None) or session.lost or "the channel closed"

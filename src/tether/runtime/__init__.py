@@ -18,6 +18,7 @@ It sits above :mod:`tether.session`, :mod:`tether.remote`, :mod:`tether.mcp` and
 :mod:`tether.skills`, and below the command (:mod:`tether.cli`), which only drives it.
 """
 
+from ._build import build_runtime
 from ._errors import RunSetupError
 from ._model_choice import EMBEDDED_MODEL_NOTE, choose_model, default_model_ref
 from ._runtime import (
@@ -26,7 +27,6 @@ from ._runtime import (
     RunSettings,
     Runtime,
     as_reasoning_level,
-    build_runtime,
 )
 
 __all__ = [
