@@ -32,15 +32,13 @@ from ._allow import PathChecks
 from ._budget import check_size
 from ._call import Call, Paths, collapse, display, parse_options
 from ._expand import Environment, brace_expand, expand_word
-from ._files import FileRules
-from ._find_operands import exec_placeholder, find_roots
+from ._find_walk import FindRules
 from ._heredoc import heredoc_disagreements
 from ._indirect import indirect_readings
 from ._lex import as_bash_reads_it, differs_from_the_parser
 from ._parse import Command, Script, ShellParser, Word
 from ._program_kinds import (
     DECLARATIONS,
-    DELETERS,
     DOWNLOADERS,
     EVALUATING,
     NETWORK,
@@ -61,7 +59,6 @@ from ._words import (
     SHELLS,
     fed_words,
     is_option,
-    narrowed_by,
     not_files,
     printed_text,
     quoted_patterns,
@@ -92,7 +89,7 @@ class _Effect(NamedTuple):
     text: str = ""
 
 
-class Walk(FileRules):
+class Walk(FindRules):
     """One ``classify``: the verdicts so far, the working directory, literal variables."""
 
     def __init__(self, parser: ShellParser, path_policy: PathChecks | None, paths: Paths) -> None:
@@ -482,45 +479,6 @@ class Walk(FileRules):
                 self._deny(f"{call.display}: runs code downloaded by {name}")
             elif rules.decodes(name, tuple(w.value for w in command.args)):
                 self._deny(f"{call.display}: runs data decoded by {name}")
-
-    def _find(self, call: Call, words: tuple[Word, ...], cmd: Command, depth: int) -> None:
-        values = call.values
-        roots, start, index = find_roots(values)
-        acted = False
-        while index < len(values):
-            value = values[index]
-            index += 1
-            executes = value in ("-exec", "-execdir", "-ok", "-okdir")
-            if executes:
-                ends = [i for i in range(index, len(values)) if values[i] in (";", "+")]
-                end = ends[0] if ends else len(values)
-                self._approve(f"{call.display}: find -exec runs a command for each file")
-                narrowed = narrowed_by(values[start + len(roots) : index])
-                for root in roots if end > index else ():
-                    fill = exec_placeholder(root, narrowed)
-                    filled = [Word(w.raw, w.value and w.value.replace("{}", fill)) for w in words]
-                    self._call("command", tuple(filled[index:end]), cmd, depth)
-            runs = (
-                posixpath.basename(values[index] or "") if executes and index < len(values) else ""
-            )
-            if value == "-delete" or runs in DELETERS:
-                self._approve(f"{call.display}: find -delete deletes files")
-                narrowed = narrowed_by(values[start + len(roots) : index])
-                for root in roots if narrowed is None else ():
-                    resolved = self.paths.resolve(root) if root is not None else None
-                    if resolved and rules.destroys_system_or_home(resolved, self.paths.home):
-                        self._deny(f"{call.display}: deletes everything under {root}")
-            if executes or value == "-delete":
-                index, acted = end + 1 if executes else index, True
-            elif value in ("-fprint", "-fprint0", "-fprintf", "-fls") and index < len(values):
-                self._path(call.display, values[index], "write")
-                index, acted = index + 1, True
-        for reason in rules.check_call(call):
-            self._deny(reason)
-        if not acted:
-            for root in roots:
-                self._path(call.display, root, "read")
-            self.verdicts.append(Verdict.allow(f"{call.display}: read-only"))
 
     # --- one command -------------------------------------------------------------------------
 
