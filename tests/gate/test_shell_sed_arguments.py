@@ -72,8 +72,8 @@ def test_in_place_takes_only_an_attached_suffix():
 @pytest.mark.parametrize(
     ("words", "problem"),
     [
-        ("--s 5p f", "--s: an ambiguous option of sed"),
-        ("-x 5p f", "-x: not an option of sed"),
+        ("--s 5p f", "--s: an ambiguous option"),
+        ("-x 5p f", "-x: not an option"),
         ("--quiet=1 5p f", "--quiet: takes no value"),
         ("-n -e", "-e: its value is missing"),
         ("--expression", "--expression: its value is missing"),
@@ -207,7 +207,7 @@ def test_the_deny_rules_see_a_script_in_any_spelling(tmp_path: Path, command: st
         ("sed -i -se 'e touch pwned' notes.txt", "runs commands or reads and writes files"),
         ("sed -n -f script.sed notes.txt", "runs a sed script from a file"),
         ('sed -i "$SCRIPT" notes.txt', "cannot be read as sed reads them"),
-        ("sed --s 5p notes.txt", "--s: an ambiguous option of sed"),
+        ("sed --s 5p notes.txt", "--s: an ambiguous option"),
     ],
 )
 def test_what_a_script_may_run_unseen_is_a_persons_call(tmp_path: Path, command: str, reason: str):

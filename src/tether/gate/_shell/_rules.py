@@ -33,6 +33,7 @@ from ._path_rules import (
     word_set,
 )
 from ._sed_arguments import read_sed_arguments, sed_printed_files
+from ._written_files import WRITERS, written_files
 
 __all__ = [
     "HARMLESS_DEVICES",
@@ -357,10 +358,7 @@ def check_call(call: Call) -> list[str]:
     return [reason for reason in found if reason]
 
 
-_TARGET_DIR = frozenset({"-t", "--target-directory", "-S", "--suffix"})
 _TARGET_VALUES = {
-    "cp": _TARGET_DIR, "mv": _TARGET_DIR, "ln": _TARGET_DIR,
-    "install": _TARGET_DIR | {"-m", "--mode", "-o", "--owner", "-g", "--group"},
     "scp": frozenset({"-i", "-P", "-o", "-F", "-c", "-l", "-J", "-S"}),
     "rsync": frozenset({"-e", "--rsh", "-f", "--filter", "--exclude", "--include", "-T"}),
 }  # fmt: skip
@@ -372,6 +370,8 @@ def write_targets(call: Call) -> list[str | None]:
     name, values = call.name, call.values
     if name == "tee":
         return parse_options(values).positionals
+    if name in WRITERS:
+        return written_files(name, values)
     if name in _TARGET_VALUES:
         opts = parse_options(values, _TARGET_VALUES[name])
         targets = opts.valued.get("-t", []) + opts.valued.get("--target-directory", [])
@@ -386,12 +386,13 @@ def write_targets(call: Call) -> list[str | None]:
     if name in ("sort", "tree"):
         opts = parse_options(values, frozenset({"-o", "--output", "-T", "-k", "-t", "-L", "-I"}))
         return opts.valued.get("-o", []) + opts.valued.get("--output", [])
-    if name == "git":
-        return [v.partition("=")[2] for v in values if v is not None and v.startswith("--output=")]
-    if name in ("curl", "wget"):
-        options = ("-o", "--output") if name == "curl" else ("-O", "--output-document")
-        opts = parse_options(values, frozenset(options))
-        return [t for o in options for t in opts.valued.get(o, []) if t != "-"]
+    if name == "git":  # diff's --output=FILE, or --output FILE (git's parse-options takes both)
+        following = itertools.pairwise((*values, None))
+        return [v.partition("=")[2] if v != "--output" else after for v, after in following
+                if v is not None and (v == "--output" or v.startswith("--output="))]  # fmt: skip
+    if name == "curl":
+        opts = parse_options(values, frozenset({"-o", "--output"}))
+        return [t for o in ("-o", "--output") for t in opts.valued.get(o, []) if t != "-"]
     return []
 
 

@@ -21,7 +21,6 @@ canonically (:mod:`._key`).
 
 from __future__ import annotations
 
-import itertools
 import posixpath
 import re
 import shlex
@@ -33,15 +32,13 @@ from ._allow import PathChecks
 from ._budget import check_size
 from ._call import Call, Paths, collapse, display, parse_options
 from ._expand import Environment, brace_expand, expand_word
-from ._files import FileRules
-from ._find_operands import exec_placeholder, find_roots
+from ._find_walk import FindRules
 from ._heredoc import heredoc_disagreements
 from ._indirect import indirect_readings
 from ._lex import as_bash_reads_it, differs_from_the_parser
 from ._parse import Command, Script, ShellParser, Word
 from ._program_kinds import (
     DECLARATIONS,
-    DELETERS,
     DOWNLOADERS,
     EVALUATING,
     NETWORK,
@@ -62,7 +59,6 @@ from ._words import (
     SHELLS,
     fed_words,
     is_option,
-    narrowed_by,
     not_files,
     printed_text,
     quoted_patterns,
@@ -70,12 +66,15 @@ from ._words import (
     split_string,
     substitute,
 )
+from ._wrapper_commands import GRAMMARS, read_wrapper
 from ._wrappers import WRAPPERS, unwrap
 
 __all__ = ["Walk"]
 
 
 _MAX_DEPTH = 6
+_MAX_MISREAD_STARTS = 8
+"""How many places a command may start that the deny rules judge, for a wrapper misread."""
 _SCAN_SECONDS = 0.025
 """The budget of the deny scan after a spent one (:meth:`ShellPolicy._denied_past_budget`)."""
 
@@ -90,7 +89,7 @@ class _Effect(NamedTuple):
     text: str = ""
 
 
-class Walk(FileRules):
+class Walk(FindRules):
     """One ``classify``: the verdicts so far, the working directory, literal variables."""
 
     def __init__(self, parser: ShellParser, path_policy: PathChecks | None, paths: Paths) -> None:
@@ -265,7 +264,7 @@ class Walk(FileRules):
                 continue
             if name in WRAPPER_RAISES:
                 self._approve(f"{display(name, words)}: {WRAPPER_RAISES[name]}")
-            inner = self._wrapped(name, words, cmd)
+            inner = self._wrapped(name, words, cmd, depth)
             if inner is None:
                 break
             if not inner:
@@ -341,10 +340,41 @@ class Walk(FileRules):
             self._script_word(call, fed, depth)
         return True
 
-    def _wrapped(self, name: str, words: tuple[Word, ...], cmd: Command) -> tuple[Word, ...] | None:
+    def _wrapped(
+        self, name: str, words: tuple[Word, ...], cmd: Command, depth: int
+    ) -> tuple[Word, ...] | None:
         """The command a wrapper runs (``()``: xargs' default ``echo``); ``None``: it runs none."""
+        if name not in GRAMMARS:
+            return self._wrapped_loosely(name, words)
         if name == "env":
             words = split_string(words)
+        wrapped = read_wrapper(name, [w.value for w in words])
+        if wrapped.options.problem is not None:
+            self._misread_wrapper(name, words, wrapped.options.problem, depth)
+        if not wrapped.runs:
+            return None
+        for directory in wrapped.options.values({"env": "C", "sudo": "D"}.get(name, "")):
+            self._cd(directory)
+        if name == "xargs":
+            files = wrapped.options.values("a")
+            return self._xargs(words, len(words) if wrapped.start is None else wrapped.start,
+                               files, cmd)  # fmt: skip
+        return words[wrapped.start :] if wrapped.start is not None else None
+
+    def _misread_wrapper(
+        self, name: str, words: tuple[Word, ...], problem: str, depth: int
+    ) -> None:
+        """A wrapper line tether cannot read as the wrapper does: a person's call, and the deny
+        rules judge every place the command might start."""
+        shown = display(name, words)
+        self._approve(f"{shown}: its options cannot be read as {name} reads them: {problem}")
+        starts = [i for i, w in enumerate(words) if not is_option(w.value)][:_MAX_MISREAD_STARTS]
+        readings = [" ".join(w.raw for w in words[i:]) for i in starts]
+        self._evidence(readings, depth, f"{shown}: where the command may start")
+
+    def _wrapped_loosely(self, name: str, words: tuple[Word, ...]) -> tuple[Word, ...] | None:
+        """The command of a launcher whose options are not getopt's (``npx``, ``uvx``,
+        ``coproc``, ``busybox``): past the words that look like options."""
         takes_value = WRAPPER_OPTIONS[name].split()
         values = [w.value for w in words]
         index = 0
@@ -352,28 +382,18 @@ class Walk(FileRules):
             index += 1
             if values[index - 1] == "--":
                 break
-            option = values[index - 1] or ""
-            if name == "command" and option in ("-v", "-V"):
-                return None
-            if option[:2] == {"env": "-C", "sudo": "-D"}.get(name) or option[:7] == "--chdir":
-                attached = option.partition("=")[2] if option[1] == "-" else option[2:]
-                self._cd(attached or (values[index] if index < len(values) else None))
-            index += option in takes_value
-        while "=" in takes_value and index < len(values) and re.match(r"\w+=", values[index] or ""):
-            index += 1
-        index += name == "timeout"
+            index += (values[index - 1] or "") in takes_value
         if name == "coproc" and "{" in values[index : index + 2]:
             index = values.index("{", index) + 1
-        if name == "xargs":
-            return self._xargs(words, index, cmd)
         return words[index:] if index < len(words) else None
 
-    def _xargs(self, words: tuple[Word, ...], start: int, cmd: Command) -> tuple[Word, ...]:
-        """The command xargs runs, with the literal input it reads appended (``-I`` or not)."""
-        options = [w.value for w in words[:start]]
-        for option, value in itertools.pairwise(options):
-            if option in ("-a", "--arg-file"):
-                self._path(display("xargs", words), value, "read")
+    def _xargs(
+        self, words: tuple[Word, ...], start: int, files: list[str | None], cmd: Command
+    ) -> tuple[Word, ...]:
+        """The command xargs runs, with the literal input it reads appended (``-I`` or not);
+        ``files``: the ``-a`` files it reads its arguments from."""
+        for file in files:
+            self._path(display("xargs", words), file, "read")
         previous = self._effects.get((cmd.pipeline, cmd.stage - 1), [])
         supplied: tuple[Word, ...] = ()
         if cmd.pipeline >= 0 and previous and all(e.role == "text" for e in previous):
@@ -391,8 +411,10 @@ class Walk(FileRules):
             if value in ("-", "--"):
                 index -= value == "-"
                 break
-            if value in ("-o", "+o", "-O", "+O", "--rcfile", "--init-file"):
+            if value in ("--rcfile", "--init-file"):
                 index += 1
+            elif not value.startswith("--"):  # each o or O of a cluster takes the next word
+                index += value[1:].count("o") + value[1:].count("O")
             if value.startswith("--") or set(value[1:]) - set("ceuxvs"):
                 unusual.append(value)
             letters += value[1:] if not value.startswith("--") else ""
@@ -457,45 +479,6 @@ class Walk(FileRules):
                 self._deny(f"{call.display}: runs code downloaded by {name}")
             elif rules.decodes(name, tuple(w.value for w in command.args)):
                 self._deny(f"{call.display}: runs data decoded by {name}")
-
-    def _find(self, call: Call, words: tuple[Word, ...], cmd: Command, depth: int) -> None:
-        values = call.values
-        roots, start, index = find_roots(values)
-        acted = False
-        while index < len(values):
-            value = values[index]
-            index += 1
-            executes = value in ("-exec", "-execdir", "-ok", "-okdir")
-            if executes:
-                ends = [i for i in range(index, len(values)) if values[i] in (";", "+")]
-                end = ends[0] if ends else len(values)
-                self._approve(f"{call.display}: find -exec runs a command for each file")
-                narrowed = narrowed_by(values[start + len(roots) : index])
-                for root in roots if end > index else ():
-                    fill = exec_placeholder(root, narrowed)
-                    filled = [Word(w.raw, w.value and w.value.replace("{}", fill)) for w in words]
-                    self._call("command", tuple(filled[index:end]), cmd, depth)
-            runs = (
-                posixpath.basename(values[index] or "") if executes and index < len(values) else ""
-            )
-            if value == "-delete" or runs in DELETERS:
-                self._approve(f"{call.display}: find -delete deletes files")
-                narrowed = narrowed_by(values[start + len(roots) : index])
-                for root in roots if narrowed is None else ():
-                    resolved = self.paths.resolve(root) if root is not None else None
-                    if resolved and rules.destroys_system_or_home(resolved, self.paths.home):
-                        self._deny(f"{call.display}: deletes everything under {root}")
-            if executes or value == "-delete":
-                index, acted = end + 1 if executes else index, True
-            elif value in ("-fprint", "-fprint0", "-fprintf", "-fls") and index < len(values):
-                self._path(call.display, values[index], "write")
-                index, acted = index + 1, True
-        for reason in rules.check_call(call):
-            self._deny(reason)
-        if not acted:
-            for root in roots:
-                self._path(call.display, root, "read")
-            self.verdicts.append(Verdict.allow(f"{call.display}: read-only"))
 
     # --- one command -------------------------------------------------------------------------
 

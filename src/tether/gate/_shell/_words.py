@@ -10,8 +10,11 @@ import shlex
 
 from . import _rules as rules
 from ._call import Call, Values, git_subcommand, parse_options
+from ._env_string import split_env_string
+from ._getopt import read_options
 from ._parse import Command, Word, decode_escapes
 from ._sed_arguments import read_sed_arguments
+from ._wrapper_commands import GRAMMARS
 
 __all__ = [
     "COPIERS",
@@ -123,19 +126,26 @@ def is_option(value: str | None) -> bool:
     return value is not None and value.startswith("-") and value != "-"
 
 
+_MAX_SPLITS = 8
+
+
 def split_string(words: tuple[Word, ...]) -> tuple[Word, ...]:
-    """``env -S 'cmd args'``: the words the string splits into."""
-    for index, word in enumerate(words):
-        value = word.value or ""
-        if not is_option(value):
-            break
-        if value.startswith(("-S", "--split-string")):
-            attached = value.partition("=")[2] if value[1] == "-" else value[2:]
-            split = Word(attached, attached) if attached else (*words, Word("", ""))[index + 1]
-            rest = words[index + 1 + (not attached) :]
-            if split.value is None:
-                return (split, *rest)
-            return (*(Word(item, item) for item in split.value.split()), *rest)
+    """``env -S 'cmd args'`` (``-iS``, ``--split=``...): env's arguments with each split string
+    replaced by the words env splits it into (:mod:`._env_string`), as env re-reads them. A
+    string that cannot be split here (it expands at run time, or uses ``${NAME}``) becomes one
+    word that expands at run time, where the command would start."""
+    for _ in range(_MAX_SPLITS):
+        read = read_options(GRAMMARS["env"], [w.value for w in words])
+        split = next((o for o in read.options if o.key == "S"), None)
+        if split is None:
+            return words
+        cluster = words[split.word].value or ""
+        before = cluster[: cluster.index("S")] if not cluster.startswith("--") else ""
+        parts = split_env_string(split.value) if split.value is not None else "unknown"
+        kept = (*words[: split.word], *([Word(before, before)] if len(before) > 1 else []))
+        if isinstance(parts, str):
+            return (*kept, Word(words[split.word].raw, None), *words[split.end :])
+        words = (*kept, *(Word(shlex.quote(p), p) for p in parts), *words[split.end :])
     return words
 
 

@@ -1,0 +1,68 @@
+"""What ``find`` does besides listing: :class:`FindRules`, the part of the walk
+(:class:`~._walk.Walk`) that judges its actions — the command ``-exec``, ``-execdir``, ``-ok`` and
+``-okdir`` run for each file (judged as a command, ``{}`` filled with a path it may be), what
+``-delete`` deletes, the files ``-fprint`` and ``-fls`` write — and reads its roots when it does
+nothing else."""
+
+from __future__ import annotations
+
+import posixpath
+from typing import Any
+
+from .._verdict import Verdict
+from . import _rules as rules
+from ._call import Call
+from ._files import FileRules
+from ._find_operands import exec_placeholder, find_roots
+from ._parse import Command, Word
+from ._program_kinds import DELETERS
+from ._words import narrowed_by
+
+__all__ = ["FindRules"]
+
+
+class FindRules(FileRules):
+    """``find``'s actions, judged; the command an ``-exec`` runs goes back to the walk."""
+
+    def _call(self, name: str, words: tuple[Word, ...], cmd: Command, depth: int) -> list[Any]:
+        """The walk's judgement of one command (:meth:`~._walk.Walk._call`)."""
+        raise NotImplementedError
+
+    def _find(self, call: Call, words: tuple[Word, ...], cmd: Command, depth: int) -> None:
+        values = call.values
+        roots, start, index = find_roots(values)
+        acted = False
+        while index < len(values):
+            value = values[index]
+            index += 1
+            executes = value in ("-exec", "-execdir", "-ok", "-okdir")
+            if executes:
+                ends = [i for i in range(index, len(values)) if values[i] in (";", "+")]
+                end = ends[0] if ends else len(values)
+                self._approve(f"{call.display}: find -exec runs a command for each file")
+                narrowed = narrowed_by(values[start + len(roots) : index])
+                for root in roots if end > index else ():
+                    fill = exec_placeholder(root, narrowed)
+                    filled = [Word(w.raw, w.value and w.value.replace("{}", fill)) for w in words]
+                    self._call("command", tuple(filled[index:end]), cmd, depth)
+            runs = (
+                posixpath.basename(values[index] or "") if executes and index < len(values) else ""
+            )
+            if value == "-delete" or runs in DELETERS:
+                self._approve(f"{call.display}: find -delete deletes files")
+                narrowed = narrowed_by(values[start + len(roots) : index])
+                for root in roots if narrowed is None else ():
+                    resolved = self.paths.resolve(root) if root is not None else None
+                    if resolved and rules.destroys_system_or_home(resolved, self.paths.home):
+                        self._deny(f"{call.display}: deletes everything under {root}")
+            if executes or value == "-delete":
+                index, acted = end + 1 if executes else index, True
+            elif value in ("-fprint", "-fprint0", "-fprintf", "-fls") and index < len(values):
+                self._path(call.display, values[index], "write")
+                index, acted = index + 1, True
+        for reason in rules.check_call(call):
+            self._deny(reason)
+        if not acted:
+            for root in roots:
+                self._path(call.display, root, "read")
+            self.verdicts.append(Verdict.allow(f"{call.display}: read-only"))

@@ -1,0 +1,93 @@
+"""Where the command a wrapper runs starts, read as the wrapper itself reads its options.
+
+``env``, ``sudo``, ``timeout``, ``nice``, ``xargs`` and their kin read their options with
+``getopt_long`` (bash's ``exec`` and ``command`` with bash's own getopt, which has the same
+rules for short options): a reader that knew only ``-u NAME`` took ``env -vu HOME rm -rf ~``
+to run ``HOME``, and ``timeout --sig KILL 5 rm -rf ~`` to run ``5``. Each grammar here is the
+one the program declares (coreutils 9, findutils 4.9, util-linux 2.38, sudo 1.9, bash 5), read
+by :mod:`._getopt`; what comes between the options and the command (``timeout``'s duration,
+``env``'s ``-`` and ``NAME=value`` words) is skipped as the program skips it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ._getopt import Grammar, ReadOptions, grammar, read_options
+
+__all__ = ["GRAMMARS", "Wrapped", "read_wrapper"]
+
+GRAMMARS: dict[str, Grammar] = {
+    "env": grammar(
+        "+C:iS:u:v0",
+        "ignore-environment/i null/0 unset=/u chdir=/C default-signal=? ignore-signal=? "
+        "block-signal=? list-signal-handling debug/v split-string=/S help version",
+    ),
+    "timeout": grammar(
+        "+k:s:v", "kill-after=/k signal=/s verbose/v foreground preserve-status help version"
+    ),
+    "nice": grammar("+n:", "adjustment=/n help version", numeric=True),
+    "stdbuf": grammar("+i:o:e:", "input=/i output=/o error=/e help version"),
+    "nohup": grammar("+", "help version"),
+    "setsid": grammar("+cfhVw", "ctty/c fork/f wait/w help/h version/V"),
+    "ionice": grammar(
+        "+n:c:p:P:u:tVh", "classdata=/n class=/c pid=/p pgid=/P uid=/u ignore/t help/h version/V"
+    ),
+    "xargs": grammar(
+        "+0a:E:e::i::I:l::L:n:oprs:txP:d:",
+        "null/0 arg-file=/a delimiter=/d eof=?/e replace=?/i max-lines=?/l max-args=/n "
+        "open-tty/o interactive/p no-run-if-empty/r max-chars=/s verbose/t exit/x "
+        "max-procs=/P process-slot-var= show-limits help version",
+    ),
+    # sudo 1.9 (an older sudo lacks some: an option it lacks stops it, and it runs nothing).
+    "sudo": grammar(
+        "+Aa:BbC:c:D:Eeg:Hh::iKklNnPp:R:r:SsT:t:U:u:Vv",
+        "askpass/A auth-type=/a background/b bell/B close-from=/C login-class=/c chdir=/D "
+        "preserve-env=?/E edit/e group=/g set-home/H help/h host= login/i "
+        "remove-timestamp/K reset-timestamp/k list/l non-interactive/n no-update/N "
+        "preserve-groups/P prompt=/p chroot=/R role=/r stdin/S shell/s "
+        "command-timeout=/T type=/t other-user=/U user=/u version/V validate/v",
+        assignments=True,
+    ),
+    "doas": grammar("+C:Lnsu:"),
+    "exec": grammar("+cla:"),
+    "command": grammar("+pvV"),
+    "builtin": grammar("+"),
+    "time": grammar("+p"),
+}
+"""Every wrapper whose options :func:`read_wrapper` reads, with its getopt grammar."""
+
+_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
+_LOOKS_UP = {"command": "vV", "sudo": "lKkVve"}
+"""Options with which the wrapper runs no command (``command -v`` looks one up)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Wrapped:
+    """What one wrapper command line runs."""
+
+    start: int | None
+    """Where the command it runs starts (``None``: it names none)."""
+    options: ReadOptions
+    """Its options, as it reads them."""
+    runs: bool
+    """Whether it runs a command at all (``command -v NAME`` only looks one up)."""
+
+
+def read_wrapper(name: str, values: Sequence[str | None]) -> Wrapped:
+    """``values``, the words after the wrapper ``name`` (one of :data:`GRAMMARS`), read as
+    it reads them."""
+    options = read_options(GRAMMARS[name], values)
+    start = options.first_operand
+    if start is not None and name == "timeout":  # its duration
+        start += 1
+    if start is not None and name == "env":
+        start += values[start] == "-"  # a mere - implies -i
+        while start < len(values) and _ASSIGNMENT.match(values[start] or ""):
+            start += 1
+    if start is not None and start >= len(values):
+        start = None
+    looks_up = any(options.given(key) for key in _LOOKS_UP.get(name, ""))
+    return Wrapped(start, options, runs=not looks_up)

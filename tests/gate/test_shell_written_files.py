@@ -1,0 +1,113 @@
+"""The files cp, mv, ln, install and wget write, read as they read their options: checked
+against the real programs, spelling by spelling. ``mv --targ=/root/.ssh authorized_keys`` once
+wrote outside the workspace unjudged where ``mv -t /root/.ssh authorized_keys`` is denied, and
+wget's ``-o``/``-a`` log, ``-P`` directory and ``-e output_document=`` were not seen at all."""
+
+from __future__ import annotations
+
+import shlex
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tether.gate import PathPolicy, ShellPolicy
+from tether.gate._shell._written_files import written_files
+
+_INTO_DIRECTORY = [
+    "-t out src.txt", "-tout src.txt", "--target-directory=out src.txt",
+    "--target-directory out src.txt", "--targ=out src.txt", "--t out src.txt",
+    "src.txt -t out", "src.txt --targ out", "-vt out src.txt", "-S .b -t out src.txt",
+    "--suffix .b -t out src.txt", "--suf=.b src.txt -t out", "-bt out src.txt",
+    "--backup=t -t out src.txt", "--backup -t out src.txt",
+]  # fmt: skip
+_TO_FILE = [
+    "src.txt out/dest.txt", "-v src.txt out/dest.txt", "src.txt out/dest.txt -v",
+    "-S .b src.txt out/dest.txt", "--suf .b src.txt out/dest.txt", "-T src.txt out/dest.txt",
+    "-- src.txt out/dest.txt", "--backup=t src.txt out/dest.txt", "-b src.txt out/dest.txt",
+    "src.txt out", "-T src.txt out/dest.txt --verb",
+]  # fmt: skip
+_INSTALL = ["-m 644 src.txt out/dest.txt", "-m644 src.txt out/dest.txt",
+            "--mode 644 src.txt out/dest.txt", "--mo=644 src.txt out/dest.txt",
+            "-Cm 644 -t out src.txt", "-d out/made", "src.txt -Dm644 out/sub/dest.txt"]  # fmt: skip
+_CASES = [
+    *((name, s) for name in ("cp", "mv", "ln", "install") for s in _INTO_DIRECTORY + _TO_FILE),
+    *(("install", s) for s in _INSTALL),
+]
+
+
+def _under_out(written: list[str | None]) -> bool:
+    return any(w is not None and (w == "out" or w.startswith("out/")) for w in written)
+
+
+@pytest.mark.parametrize(("name", "spelling"), _CASES)
+def test_every_spelling_that_writes_into_the_directory_is_read_as_writing_there(
+    tmp_path: Path, name: str, spelling: str
+):
+    if shutil.which(name) is None:
+        pytest.skip(f"needs {name}")
+    (tmp_path / "src.txt").write_text("x\n")
+    (tmp_path / "out").mkdir()
+    argv = shlex.split(spelling)
+    subprocess.run([name, *argv], cwd=tmp_path, capture_output=True, check=False, timeout=20)
+    assert any((tmp_path / "out").iterdir()), f"{name} {spelling} writes into out/"
+    assert _under_out(written_files(name, argv))
+
+
+@pytest.mark.parametrize(("name", "spelling"), _CASES)
+def test_the_deny_rules_see_every_spelling(tmp_path: Path, name: str, spelling: str):
+    policy = ShellPolicy(PathPolicy(str(tmp_path), home="/root"))
+    command = f"{name} {spelling.replace('out', '/root/.ssh')}"
+    assert policy.classify(command).decision == "deny", command
+
+
+_URL = "http://127.0.0.1:9/"  # the discard port: refused at once
+_WGET = [
+    "-o log.txt", "-olog.txt", "--output-file=log.txt", "--output-file log.txt",
+    "--output-f=log.txt", "--output-f log.txt", "-qo log.txt", "-a log.txt", "-alog.txt",
+    "--append-output=log.txt", "--app log.txt", "-O log.txt", "-Olog.txt", "-qO log.txt",
+    "--output-document=log.txt", "--output-d log.txt", "-t 1 -O log.txt", "-nv -Olog.txt",
+    "-e logfile=log.txt", "-e output_document=log.txt", "--execute=output-document=log.txt",
+    "-e OutputDocument=log.txt", "-elogfile=log.txt",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("spelling", _WGET)
+@pytest.mark.parametrize("place", ["before", "after"])
+def test_every_file_wget_writes_is_read_as_written(tmp_path: Path, spelling: str, place: str):
+    if shutil.which("wget") is None:
+        pytest.skip("needs wget")
+    options = shlex.split(spelling)
+    argv = [*options, _URL] if place == "before" else [_URL, *options]
+    subprocess.run(["wget", *argv], cwd=tmp_path, capture_output=True, check=False, timeout=20)
+    assert (tmp_path / "log.txt").exists(), f"wget {spelling} writes log.txt"
+    assert "log.txt" in written_files("wget", argv)
+    policy = ShellPolicy(PathPolicy(str(tmp_path), home="/root"))
+    command = f"wget {' '.join(shlex.quote(a) for a in argv)}".replace("log.txt", "~/.bashrc")
+    assert policy.classify(command).decision == "deny", command
+
+
+def test_wget_saving_into_a_directory_writes_there(tmp_path: Path):
+    policy = ShellPolicy(PathPolicy(str(tmp_path), home="/root"))
+    assert policy.classify("wget -P /root http://example.com/.bashrc").decision == "deny"
+    assert written_files("wget", ["--directory-p=/root", "http://x"]) == ["/root"]
+
+
+def test_standard_output_is_not_a_file():
+    assert written_files("wget", ["-qO-", "http://x"]) == []
+    assert written_files("wget", ["-O", "-", "http://x"]) == []
+
+
+@pytest.mark.parametrize("spelling", ["--output=out.txt", "--output out.txt"])
+def test_git_diff_output_in_either_spelling(tmp_path: Path, spelling: str):
+    """git's parse-options takes ``--output FILE`` as well as ``--output=FILE``."""
+    if shutil.which("git") is None:
+        pytest.skip("needs git")
+    subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
+    subprocess.run(["git", "diff", *spelling.split()], cwd=tmp_path, capture_output=True,
+                   check=False, timeout=20)  # fmt: skip
+    assert (tmp_path / "out.txt").exists(), f"git diff {spelling} writes out.txt"
+    policy = ShellPolicy(PathPolicy(str(tmp_path), home="/root"))
+    command = f"git diff {spelling.replace('out.txt', '/root/.bashrc')}"
+    assert policy.classify(command).decision == "deny", command
