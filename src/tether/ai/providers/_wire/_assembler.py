@@ -12,7 +12,6 @@ best-effort arguments and gets ``arguments_error``, so it is never executed.
 from __future__ import annotations
 
 from collections.abc import Hashable
-from dataclasses import dataclass
 from typing import Any
 
 from ..._stream import (
@@ -52,17 +51,10 @@ _CUT_OFF = (
 )
 
 
-@dataclass(slots=True)
-class _OpenCall:
-    index: int
-    block: ToolCall
-    arguments: StreamingArguments
-
-
 class MessageAssembler:
     """Builds ``partial`` and the events of one streamed assistant message."""
 
-    __slots__ = ("_calls", "_open", "model", "partial", "started")
+    __slots__ = ("_calls", "_open", "_streamed", "model", "partial", "started")
 
     def __init__(self, model: Model) -> None:
         self.model = model
@@ -71,7 +63,10 @@ class MessageAssembler:
         )
         self.started = False
         self._open: int | None = None  # index of the open text or thinking block
-        self._calls: dict[Hashable, _OpenCall] = {}
+        # the open tool calls, each as its index in ``partial.content`` and its block
+        self._calls: dict[Hashable, tuple[int, ToolCall]] = {}
+        # the argument text of those that received some (a scripted call may never)
+        self._streamed: dict[Hashable, StreamingArguments] = {}
 
     @property
     def reached_caller(self) -> bool:
@@ -166,18 +161,18 @@ class MessageAssembler:
 
     def call_block(self, key: Hashable) -> ToolCall:
         """The open tool call under ``key``."""
-        return self._calls[key].block
+        return self._calls[key][1]
 
     def tool_call_start(self, key: Hashable, id: str, name: str) -> Events:
         """Open a tool call under ``key`` (an index, an item id...)."""
-        events = self.start()
-        events.extend(self.close_text())
+        events = self._before_block()
         if key in self._calls:
             events.extend(self.tool_call_end(key))
         block = ToolCall(id, name, {})
-        self.partial.content.append(block)
-        index = len(self.partial.content) - 1
-        self._calls[key] = _OpenCall(index, block, StreamingArguments())
+        content = self.partial.content
+        index = len(content)
+        content.append(block)
+        self._calls[key] = (index, block)
         events.append(ToolCallStart(index, self.partial))
         return events
 
@@ -185,29 +180,32 @@ class MessageAssembler:
         """Append argument text to the call under ``key``; ``partial`` keeps a dict parse."""
         if not delta:
             return []
-        call = self._calls[key]
-        call.block.arguments = call.arguments.feed(delta)
-        return [ToolCallDelta(call.index, delta, self.partial)]
+        index, block = self._calls[key]
+        block.arguments = self._arguments_of(key).feed(delta)
+        return [ToolCallDelta(index, delta, self.partial)]
 
     def tool_call_arguments(self, key: Hashable, text: str) -> Events:
         """The call's whole argument text (servers that send it complete, or only at the end)."""
-        call = self._calls[key]
-        received = call.arguments.text
+        index, block = self._calls[key]
+        arguments = self._arguments_of(key)
+        received = arguments.text
         if text.startswith(received):
             return self.tool_call_delta(key, text[len(received) :])
-        call.block.arguments = call.arguments.replace(text)
-        return [ToolCallDelta(call.index, text, self.partial)]
+        block.arguments = arguments.replace(text)
+        return [ToolCallDelta(index, text, self.partial)]
 
     def tool_call_end(self, key: Hashable, *, cut_off: bool = False) -> Events:
         """Close the call under ``key``: strict parse; a failure sets ``arguments_error``."""
         call = self._calls.pop(key, None)
         if call is None:
             return []
-        arguments, problem = call.arguments.finish()
-        call.block.arguments = arguments
+        index, block = call
+        streamed = self._streamed.pop(key, None) or StreamingArguments()
+        arguments, problem = streamed.finish()
+        block.arguments = arguments
         if problem is not None:
-            call.block.arguments_error = _CUT_OFF if cut_off else problem
-        return [ToolCallEnd(call.index, call.block, self.partial)]
+            block.arguments_error = _CUT_OFF if cut_off else problem
+        return [ToolCallEnd(index, block, self.partial)]
 
     def tool_call_known(
         self,
@@ -218,12 +216,14 @@ class MessageAssembler:
     ) -> Events:
         """The last piece of a call whose arguments are known already (a scripted call): the
         call ends holding ``arguments`` and ``arguments_error``, its text not parsed."""
-        call = self._calls.pop(key)
-        call.block.arguments = arguments
-        call.block.arguments_error = arguments_error
-        events: Events = [ToolCallDelta(call.index, delta, self.partial)] if delta else []
-        events.append(ToolCallEnd(call.index, call.block, self.partial))
-        return events
+        index, block = self._calls.pop(key)
+        self._streamed.pop(key, None)  # text streamed before this last piece
+        block.arguments = arguments
+        block.arguments_error = arguments_error
+        end = ToolCallEnd(index, block, self.partial)
+        if not delta:
+            return [end]
+        return [ToolCallDelta(index, delta, self.partial), end]
 
     # -- the end ---------------------------------------------------------------------------------
 
@@ -272,6 +272,22 @@ class MessageAssembler:
         return events
 
     # -- internals -------------------------------------------------------------------------------
+
+    def _arguments_of(self, key: Hashable) -> StreamingArguments:
+        """The argument text of the open call under ``key``, made by its first piece."""
+        arguments = self._streamed.get(key)
+        if arguments is None:
+            arguments = self._streamed[key] = StreamingArguments()
+        return arguments
+
+    def _before_block(self) -> Events:
+        """What must come before a new block: ``start`` if not sent yet, and the end of the open
+        text or thinking block, if any (most often nothing)."""
+        if self.started and self._open is None:
+            return []
+        events = self.start()
+        events.extend(self.close_text())
+        return events
 
     def _open_block(
         self, kind: type[TextContent] | type[ThinkingContent], events: Events
