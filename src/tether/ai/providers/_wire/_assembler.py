@@ -12,7 +12,7 @@ best-effort arguments and gets ``arguments_error``, so it is never executed.
 from __future__ import annotations
 
 from collections.abc import Hashable
-from typing import Any
+from typing import Any, TypeAlias
 
 from ..._stream import (
     AssistantMessageEvent,
@@ -51,10 +51,15 @@ _CUT_OFF = (
 )
 
 
+_OpenCall: TypeAlias = tuple[int, ToolCall, StreamingArguments | None]
+"""An open tool call: its index in ``partial``'s content, its block, and its argument text once
+some arrived (a scripted call ending in :meth:`MessageAssembler.tool_call_known` has none)."""
+
+
 class MessageAssembler:
     """Builds ``partial`` and the events of one streamed assistant message."""
 
-    __slots__ = ("_calls", "_open", "_streamed", "model", "partial", "started")
+    __slots__ = ("_calls", "_open", "model", "partial", "started")
 
     def __init__(self, model: Model) -> None:
         self.model = model
@@ -63,10 +68,7 @@ class MessageAssembler:
         )
         self.started = False
         self._open: int | None = None  # index of the open text or thinking block
-        # the open tool calls, each as its index in ``partial.content`` and its block
-        self._calls: dict[Hashable, tuple[int, ToolCall]] = {}
-        # the argument text of those that received some (a scripted call may never)
-        self._streamed: dict[Hashable, StreamingArguments] = {}
+        self._calls: dict[Hashable, _OpenCall] = {}
 
     @property
     def reached_caller(self) -> bool:
@@ -172,7 +174,7 @@ class MessageAssembler:
         content = self.partial.content
         index = len(content)
         content.append(block)
-        self._calls[key] = (index, block)
+        self._calls[key] = (index, block, None)
         events.append(ToolCallStart(index, self.partial))
         return events
 
@@ -180,14 +182,17 @@ class MessageAssembler:
         """Append argument text to the call under ``key``; ``partial`` keeps a dict parse."""
         if not delta:
             return []
-        index, block = self._calls[key]
-        block.arguments = self._arguments_of(key).feed(delta)
+        index, block, arguments = self._calls[key]
+        if arguments is None:
+            arguments = self._new_arguments(key)
+        block.arguments = arguments.feed(delta)
         return [ToolCallDelta(index, delta, self.partial)]
 
     def tool_call_arguments(self, key: Hashable, text: str) -> Events:
         """The call's whole argument text (servers that send it complete, or only at the end)."""
-        index, block = self._calls[key]
-        arguments = self._arguments_of(key)
+        index, block, arguments = self._calls[key]
+        if arguments is None:
+            arguments = self._new_arguments(key)
         received = arguments.text
         if text.startswith(received):
             return self.tool_call_delta(key, text[len(received) :])
@@ -199,9 +204,8 @@ class MessageAssembler:
         call = self._calls.pop(key, None)
         if call is None:
             return []
-        index, block = call
-        streamed = self._streamed.pop(key, None) or StreamingArguments()
-        arguments, problem = streamed.finish()
+        index, block, streamed = call
+        arguments, problem = (streamed or StreamingArguments()).finish()
         block.arguments = arguments
         if problem is not None:
             block.arguments_error = _CUT_OFF if cut_off else problem
@@ -216,8 +220,7 @@ class MessageAssembler:
     ) -> Events:
         """The last piece of a call whose arguments are known already (a scripted call): the
         call ends holding ``arguments`` and ``arguments_error``, its text not parsed."""
-        index, block = self._calls.pop(key)
-        self._streamed.pop(key, None)  # text streamed before this last piece
+        index, block, _ = self._calls.pop(key)  # any text streamed before is not parsed
         block.arguments = arguments
         block.arguments_error = arguments_error
         end = ToolCallEnd(index, block, self.partial)
@@ -273,11 +276,11 @@ class MessageAssembler:
 
     # -- internals -------------------------------------------------------------------------------
 
-    def _arguments_of(self, key: Hashable) -> StreamingArguments:
-        """The argument text of the open call under ``key``, made by its first piece."""
-        arguments = self._streamed.get(key)
-        if arguments is None:
-            arguments = self._streamed[key] = StreamingArguments()
+    def _new_arguments(self, key: Hashable) -> StreamingArguments:
+        """Start the argument text of the open call under ``key`` (at its first piece)."""
+        index, block, _ = self._calls[key]
+        arguments = StreamingArguments()
+        self._calls[key] = (index, block, arguments)
         return arguments
 
     def _before_block(self) -> Events:
