@@ -48,3 +48,22 @@ def test_repair_is_idempotent_and_the_providers_apply_the_same_rule() -> None:
     assert [type(m).__name__ for m in sent] == [type(m).__name__ for m in once]
     texts = [m.content[0].text for m in sent if isinstance(m, ToolResultMessage)]  # type: ignore[union-attr]
     assert texts == ["x", NO_RESULT_RECORDED]
+
+
+def test_a_repeated_call_id_needs_one_result_per_call_in_any_order() -> None:
+    calls = [ToolCall("a", "ls", {}), ToolCall("b", "ls", {}), ToolCall("a", "cat", {})]
+    answered_once = [
+        UserMessage("go"),
+        AssistantMessage(calls, "tool_use"),
+        ToolResultMessage("b", "ls", [TextContent("b")]),
+        ToolResultMessage("a", "ls", [TextContent("a1")]),
+    ]
+    repaired = repair_transcript(answered_once)
+    results = [m for m in repaired if isinstance(m, ToolResultMessage)]
+    assert [(r.tool_call_id, r.tool_name, r.content[0].text) for r in results] == [  # type: ignore[union-attr]
+        ("b", "ls", "b"),
+        ("a", "ls", "a1"),
+        ("a", "ls", NO_RESULT_RECORDED),  # the first call of that id: results carry no order
+    ]
+    answered_twice = [*answered_once, ToolResultMessage("a", "cat", [TextContent("a2")])]
+    assert repair_transcript(answered_twice) == answered_twice

@@ -208,11 +208,13 @@ async def _poll(
     return list(messages or [])
 
 
+_LLM_MESSAGE_TYPES = (UserMessage, AssistantMessage, ToolResultMessage)
+"""A tuple, not a ``|`` union: that would be built again for every message of every request."""
+
+
 def default_convert_to_llm(messages: list[AgentMessage]) -> list[Message]:
     """Keep the messages a model understands; drop application-only entries."""
-    return [
-        m for m in messages if isinstance(m, UserMessage | AssistantMessage | ToolResultMessage)
-    ]
+    return [m for m in messages if isinstance(m, _LLM_MESSAGE_TYPES)]
 
 
 def model_facing_tool(tool: AgentTool) -> Tool:

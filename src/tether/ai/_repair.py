@@ -17,6 +17,7 @@ changes nothing.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 
 from ._types import AssistantMessage, Message, TextContent, ToolCall, ToolResultMessage
@@ -30,25 +31,38 @@ def repair_transcript(messages: Sequence[Message]) -> list[Message]:
     """``messages`` as any provider accepts them (see the module's rules)."""
     out: list[Message] = []
     calls: list[ToolCall] = []
-    unanswered: dict[str, int] = {}  # per call id of the last assistant message: still open
+    # per call id of the last assistant message, the results it still needs; an id answered
+    # in full is dropped, so an empty dict means every call has its result
+    unanswered: dict[str, int] = {}
     asked_at = 0.0
     for message in messages:
         if isinstance(message, ToolResultMessage):
-            if unanswered.get(message.tool_call_id, 0) > 0:
-                unanswered[message.tool_call_id] -= 1
+            left = unanswered.pop(message.tool_call_id, 0)
+            if left:
                 out.append(message)
+                if left > 1:
+                    unanswered[message.tool_call_id] = left - 1
             continue
         if isinstance(message, AssistantMessage) and message.failed:
             continue
-        out.extend(_unanswered(calls, unanswered, asked_at))
+        if unanswered:
+            out.extend(_unanswered(calls, unanswered, asked_at))
         out.append(message)
         calls = message.tool_calls() if isinstance(message, AssistantMessage) else []
-        unanswered = {}
-        for call in calls:
-            unanswered[call.id] = unanswered.get(call.id, 0) + 1
+        unanswered = _open_calls(calls)
         asked_at = message.timestamp
-    out.extend(_unanswered(calls, unanswered, asked_at))
+    if unanswered:
+        out.extend(_unanswered(calls, unanswered, asked_at))
     return out
+
+
+def _open_calls(calls: list[ToolCall]) -> dict[str, int]:
+    """How many results each call id of ``calls`` still needs (more than one for a repeated id)."""
+    ids = [call.id for call in calls]
+    counts = dict.fromkeys(ids, 1)
+    if len(counts) < len(ids):  # a repeated id: count them
+        counts = dict(Counter(ids))
+    return counts
 
 
 def _unanswered(
@@ -57,9 +71,11 @@ def _unanswered(
     """An error result for each call still open, in the order of the calls."""
     missing: list[ToolCall] = []
     for call in calls:
-        if unanswered.get(call.id, 0) > 0:
-            unanswered[call.id] -= 1
+        left = unanswered.pop(call.id, 0)
+        if left:
             missing.append(call)
+            if left > 1:
+                unanswered[call.id] = left - 1
     return [
         ToolResultMessage(
             tool_call_id=call.id,

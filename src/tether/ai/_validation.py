@@ -347,11 +347,15 @@ def _render(arguments: Any) -> str:
         return repr(arguments)
 
 
+_CONTAINERS = (dict, list)
+"""A tuple, not ``dict | list``: that union would be built again for every value tested."""
+
+
 def copy_json(value: Any) -> Any:
     """A copy of a JSON value whose containers are all new (leaves are immutable)."""
     if isinstance(value, dict):
         for item in value.values():
-            if isinstance(item, dict | list):
+            if isinstance(item, _CONTAINERS):
                 return {key: copy_json(item) for key, item in value.items()}
         return value.copy()
     if isinstance(value, list):

@@ -202,12 +202,12 @@ class FauxModel:
             else:
                 yield assembler.tool_call_start(index, block.id, block.name)
                 chunks = self._chunks(to_json(block.arguments).decode())
-                for chunk in chunks[:-1]:
+                last = chunks.pop() if chunks else ""
+                for chunk in chunks:
                     if signal is not None and signal.aborted:
                         return
                     yield assembler.tool_call_delta(index, chunk)
                 arguments = copy_json(block.arguments)
-                last = chunks[-1] if chunks else ""
                 yield assembler.tool_call_known(index, last, arguments, block.arguments_error)
 
     def _chunks(self, text: str) -> list[str]:

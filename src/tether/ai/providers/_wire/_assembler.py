@@ -12,8 +12,7 @@ best-effort arguments and gets ``arguments_error``, so it is never executed.
 from __future__ import annotations
 
 from collections.abc import Hashable
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeAlias
 
 from ..._stream import (
     AssistantMessageEvent,
@@ -52,11 +51,9 @@ _CUT_OFF = (
 )
 
 
-@dataclass(slots=True)
-class _OpenCall:
-    index: int
-    block: ToolCall
-    arguments: StreamingArguments
+_OpenCall: TypeAlias = tuple[int, ToolCall, StreamingArguments | None]
+"""An open tool call: its index in ``partial``'s content, its block, and its argument text once
+some arrived (a scripted call ending in :meth:`MessageAssembler.tool_call_known` has none)."""
 
 
 class MessageAssembler:
@@ -166,18 +163,18 @@ class MessageAssembler:
 
     def call_block(self, key: Hashable) -> ToolCall:
         """The open tool call under ``key``."""
-        return self._calls[key].block
+        return self._calls[key][1]
 
     def tool_call_start(self, key: Hashable, id: str, name: str) -> Events:
         """Open a tool call under ``key`` (an index, an item id...)."""
-        events = self.start()
-        events.extend(self.close_text())
+        events = self._before_block()
         if key in self._calls:
             events.extend(self.tool_call_end(key))
         block = ToolCall(id, name, {})
-        self.partial.content.append(block)
-        index = len(self.partial.content) - 1
-        self._calls[key] = _OpenCall(index, block, StreamingArguments())
+        content = self.partial.content
+        index = len(content)
+        content.append(block)
+        self._calls[key] = (index, block, None)
         events.append(ToolCallStart(index, self.partial))
         return events
 
@@ -185,29 +182,34 @@ class MessageAssembler:
         """Append argument text to the call under ``key``; ``partial`` keeps a dict parse."""
         if not delta:
             return []
-        call = self._calls[key]
-        call.block.arguments = call.arguments.feed(delta)
-        return [ToolCallDelta(call.index, delta, self.partial)]
+        index, block, arguments = self._calls[key]
+        if arguments is None:
+            arguments = self._new_arguments(key)
+        block.arguments = arguments.feed(delta)
+        return [ToolCallDelta(index, delta, self.partial)]
 
     def tool_call_arguments(self, key: Hashable, text: str) -> Events:
         """The call's whole argument text (servers that send it complete, or only at the end)."""
-        call = self._calls[key]
-        received = call.arguments.text
+        index, block, arguments = self._calls[key]
+        if arguments is None:
+            arguments = self._new_arguments(key)
+        received = arguments.text
         if text.startswith(received):
             return self.tool_call_delta(key, text[len(received) :])
-        call.block.arguments = call.arguments.replace(text)
-        return [ToolCallDelta(call.index, text, self.partial)]
+        block.arguments = arguments.replace(text)
+        return [ToolCallDelta(index, text, self.partial)]
 
     def tool_call_end(self, key: Hashable, *, cut_off: bool = False) -> Events:
         """Close the call under ``key``: strict parse; a failure sets ``arguments_error``."""
         call = self._calls.pop(key, None)
         if call is None:
             return []
-        arguments, problem = call.arguments.finish()
-        call.block.arguments = arguments
+        index, block, streamed = call
+        arguments, problem = (streamed or StreamingArguments()).finish()
+        block.arguments = arguments
         if problem is not None:
-            call.block.arguments_error = _CUT_OFF if cut_off else problem
-        return [ToolCallEnd(call.index, call.block, self.partial)]
+            block.arguments_error = _CUT_OFF if cut_off else problem
+        return [ToolCallEnd(index, block, self.partial)]
 
     def tool_call_known(
         self,
@@ -218,12 +220,13 @@ class MessageAssembler:
     ) -> Events:
         """The last piece of a call whose arguments are known already (a scripted call): the
         call ends holding ``arguments`` and ``arguments_error``, its text not parsed."""
-        call = self._calls.pop(key)
-        call.block.arguments = arguments
-        call.block.arguments_error = arguments_error
-        events: Events = [ToolCallDelta(call.index, delta, self.partial)] if delta else []
-        events.append(ToolCallEnd(call.index, call.block, self.partial))
-        return events
+        index, block, _ = self._calls.pop(key)  # any text streamed before is not parsed
+        block.arguments = arguments
+        block.arguments_error = arguments_error
+        end = ToolCallEnd(index, block, self.partial)
+        if not delta:
+            return [end]
+        return [ToolCallDelta(index, delta, self.partial), end]
 
     # -- the end ---------------------------------------------------------------------------------
 
@@ -272,6 +275,22 @@ class MessageAssembler:
         return events
 
     # -- internals -------------------------------------------------------------------------------
+
+    def _new_arguments(self, key: Hashable) -> StreamingArguments:
+        """Start the argument text of the open call under ``key`` (at its first piece)."""
+        index, block, _ = self._calls[key]
+        arguments = StreamingArguments()
+        self._calls[key] = (index, block, arguments)
+        return arguments
+
+    def _before_block(self) -> Events:
+        """What must come before a new block: ``start`` if not sent yet, and the end of the open
+        text or thinking block, if any (most often nothing)."""
+        if self.started and self._open is None:
+            return []
+        events = self.start()
+        events.extend(self.close_text())
+        return events
 
     def _open_block(
         self, kind: type[TextContent] | type[ThinkingContent], events: Events
