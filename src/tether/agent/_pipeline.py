@@ -44,6 +44,7 @@ from ._types import (
     AgentTool,
     AgentToolResult,
     BeforeToolCallContext,
+    BeforeToolCallHook,
     BeforeToolCallResult,
     MessageEnd,
     MessageStart,
@@ -246,31 +247,39 @@ class _Batch:
             )
         hook = self.config.before_tool_call
         if hook is not None:
-            try:
-                decision = hook(
-                    BeforeToolCallContext(
-                        self.assistant_message, tool_call, call.args, self.context
-                    ),
-                    self.signal,
-                )
-                if inspect.isawaitable(decision):
-                    decision = await decision
-            except Exception as exc:
-                return self.close_with_error(
-                    call, f'before_tool_call hook failed for tool "{name}": {describe_error(exc)}'
-                )
-            if decision is not None:
-                if not isinstance(decision, BeforeToolCallResult):
-                    return self.close_with_error(
-                        call,
-                        f"before_tool_call hook returned {type(decision).__name__} for tool "
-                        f'"{name}"; expected BeforeToolCallResult or None.',
-                    )
-                call.terminate = decision.terminate
-                if decision.block:
-                    reason = decision.reason or f'Tool call "{name}" was blocked before it ran.'
-                    return self.close_with_error(call, reason, terminate=decision.terminate)
+            refused = await self._ask_before_hook(hook, call)
+            if refused is not None:
+                return refused
         return call
+
+    async def _ask_before_hook(self, hook: BeforeToolCallHook, call: _Call) -> _Call | None:
+        """Step 4, the ``before_tool_call`` hook: ``None`` when the call may run, else the call
+        closed with why not (the hook blocked it, failed, or answered something else)."""
+        tool_call, name = call.tool_call, call.tool_call.name
+        try:
+            decision = hook(
+                BeforeToolCallContext(self.assistant_message, tool_call, call.args, self.context),
+                self.signal,
+            )
+            if inspect.isawaitable(decision):
+                decision = await decision
+        except Exception as exc:
+            return self.close_with_error(
+                call, f'before_tool_call hook failed for tool "{name}": {describe_error(exc)}'
+            )
+        if decision is None:
+            return None
+        if not isinstance(decision, BeforeToolCallResult):
+            return self.close_with_error(
+                call,
+                f"before_tool_call hook returned {type(decision).__name__} for tool "
+                f'"{name}"; expected BeforeToolCallResult or None.',
+            )
+        call.terminate = decision.terminate
+        if decision.block:
+            reason = decision.reason or f'Tool call "{name}" was blocked before it ran.'
+            return self.close_with_error(call, reason, terminate=decision.terminate)
+        return None
 
     async def execute_and_finalize(self, call: _Call) -> None:
         """Steps 5-6, then ``tool_execution_end``."""
