@@ -44,7 +44,6 @@ from ._types import (
     AgentTool,
     AgentToolResult,
     BeforeToolCallContext,
-    BeforeToolCallHook,
     BeforeToolCallResult,
     MessageEnd,
     MessageStart,
@@ -247,28 +246,27 @@ class _Batch:
             )
         hook = self.config.before_tool_call
         if hook is not None:
-            refused = await self._ask_before_hook(hook, call)
-            if refused is not None:
-                return refused
+            try:
+                decision = hook(
+                    BeforeToolCallContext(
+                        self.assistant_message, tool_call, call.args, self.context
+                    ),
+                    self.signal,
+                )
+                if inspect.isawaitable(decision):
+                    decision = await decision
+            except Exception as exc:
+                return self.close_with_error(
+                    call, f'before_tool_call hook failed for tool "{name}": {describe_error(exc)}'
+                )
+            if decision is not None:
+                return self._decided(call, decision)
         return call
 
-    async def _ask_before_hook(self, hook: BeforeToolCallHook, call: _Call) -> _Call | None:
-        """Step 4, the ``before_tool_call`` hook: ``None`` when the call may run, else the call
-        closed with why not (the hook blocked it, failed, or answered something else)."""
-        tool_call, name = call.tool_call, call.tool_call.name
-        try:
-            decision = hook(
-                BeforeToolCallContext(self.assistant_message, tool_call, call.args, self.context),
-                self.signal,
-            )
-            if inspect.isawaitable(decision):
-                decision = await decision
-        except Exception as exc:
-            return self.close_with_error(
-                call, f'before_tool_call hook failed for tool "{name}": {describe_error(exc)}'
-            )
-        if decision is None:
-            return None
+    def _decided(self, call: _Call, decision: object) -> _Call:
+        """The call as the ``before_tool_call`` hook's answer leaves it: open to run, or closed
+        with why not (blocked, or an answer that is not a :class:`BeforeToolCallResult`)."""
+        name = call.tool_call.name
         if not isinstance(decision, BeforeToolCallResult):
             return self.close_with_error(
                 call,
@@ -279,7 +277,7 @@ class _Batch:
         if decision.block:
             reason = decision.reason or f'Tool call "{name}" was blocked before it ran.'
             return self.close_with_error(call, reason, terminate=decision.terminate)
-        return None
+        return call
 
     async def execute_and_finalize(self, call: _Call) -> None:
         """Steps 5-6, then ``tool_execution_end``."""
