@@ -5,10 +5,14 @@ wget's ``-o``/``-a`` log, ``-P`` directory and ``-e output_document=`` were not 
 
 from __future__ import annotations
 
+import http.server
 import shlex
 import shutil
 import subprocess
+import threading
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -110,4 +114,65 @@ def test_git_diff_output_in_either_spelling(tmp_path: Path, spelling: str):
     assert (tmp_path / "out.txt").exists(), f"git diff {spelling} writes out.txt"
     policy = ShellPolicy(PathPolicy(str(tmp_path), home="/root"))
     command = f"git diff {spelling.replace('out.txt', '/root/.bashrc')}"
+    assert policy.classify(command).decision == "deny", command
+
+
+_CURL = [
+    "-o log.txt", "-olog.txt", "-so log.txt", "-sSLo log.txt", "--output log.txt",
+    "-D log.txt", "-sD log.txt", "-Dlog.txt", "--dump-header log.txt", "--dump-h log.txt",
+    "-c log.txt", "-sc log.txt", "--cookie-jar log.txt", "--cookie-j log.txt",
+    "--trace log.txt", "--trace-ascii log.txt", "--trace-a log.txt", "--stderr log.txt -v",
+    "--libcurl log.txt", "--etag-save log.txt", "--hsts log.txt", "--alt-svc log.txt",
+    "--output-dir sub -O", "--output-d sub --remote-name",
+]  # fmt: skip
+"""curl takes a long option's value as the next word only (``--output=x`` is no option)."""
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A real HTTP server on loopback serving ``log.txt`` (with a cookie and an ETag)."""
+    root = tmp_path_factory.mktemp("served")
+    (root / "log.txt").write_text("served\n")
+
+    class Handler(http.server.SimpleHTTPRequestHandler):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, directory=str(root), **kwargs)
+
+        def end_headers(self) -> None:
+            self.send_header("Set-Cookie", "k=v; Path=/")
+            super().end_headers()
+
+        def log_message(self, *args: Any) -> None:
+            return None
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/log.txt"
+    server.shutdown()
+
+
+@pytest.mark.parametrize("spelling", _CURL)
+@pytest.mark.parametrize("place", ["before", "after"])
+def test_every_file_curl_writes_is_read_as_written(
+    tmp_path: Path, served: str, spelling: str, place: str
+):
+    if shutil.which("curl") is None:
+        pytest.skip("needs curl")
+    (tmp_path / "sub").mkdir()
+    options = shlex.split(spelling)
+    argv = [*options, served] if place == "before" else [served, *options]
+    subprocess.run(["curl", *argv], cwd=tmp_path, capture_output=True, check=False, timeout=20)
+    local = "sub/log.txt" if "sub" in spelling else "log.txt"
+    assert (tmp_path / local).exists(), f"curl {spelling} writes {local}"
+    assert local in written_files("curl", argv)
+    policy = ShellPolicy(PathPolicy(str(tmp_path), home="/root"))
+    if "sub" in spelling:
+        dangerous = [a.replace("sub", "/root") for a in argv[:-1]] + ["http://x/.bashrc"]
+        if place == "after":
+            dangerous = ["http://x/.bashrc", *(a.replace("sub", "/root") for a in argv[1:])]
+    else:
+        dangerous = [a.replace("log.txt", "/root/.bashrc") for a in argv if a != served]
+        dangerous.append("http://x/")
+    command = f"curl {' '.join(shlex.quote(a) for a in dangerous)}"
     assert policy.classify(command).decision == "deny", command

@@ -390,9 +390,6 @@ def write_targets(call: Call) -> list[str | None]:
         following = itertools.pairwise((*values, None))
         return [v.partition("=")[2] if v != "--output" else after for v, after in following
                 if v is not None and (v == "--output" or v.startswith("--output="))]  # fmt: skip
-    if name == "curl":
-        opts = parse_options(values, frozenset({"-o", "--output"}))
-        return [t for o in ("-o", "--output") for t in opts.valued.get(o, []) if t != "-"]
     return []
 
 

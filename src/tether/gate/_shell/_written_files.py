@@ -1,17 +1,22 @@
-"""The files ``cp``, ``mv``, ``ln``, ``install`` and ``wget`` write, read as they read their
-options (``getopt_long``, :mod:`._getopt`).
+"""The files ``cp``, ``mv``, ``ln``, ``install``, ``wget`` and ``curl`` write, read as they read
+their options (``getopt_long``, :mod:`._getopt`; curl's own parser reads the same way: clusters,
+attached values, unambiguous abbreviations, options anywhere).
 
 A reader that knew ``-t DIR`` and ``--target-directory=DIR`` missed ``mv --targ=DIR`` (a GNU
 abbreviation), so ``mv --targ=/root/.ssh authorized_keys`` wrote outside the workspace while
 ``mv -t /root/.ssh authorized_keys`` is denied; one that knew only wget's ``-O`` missed the
-log it writes with ``-o``/``-a`` (``--output-f=``...) and the directory ``-P`` saves into.
+log it writes with ``-o``/``-a`` (``--output-f=``...) and the directory ``-P`` saves into; one
+that knew only curl's ``-o`` missed the headers (``-D``), cookies (``-c``), traces, ``--stderr``
+and the rest curl writes, and where ``-O`` saves (``--output-dir``).
 """
 
 from __future__ import annotations
 
+import posixpath
 from collections.abc import Sequence
+from urllib.parse import urlsplit
 
-from ._getopt import Grammar, grammar, read_options
+from ._getopt import Grammar, ReadOptions, grammar, read_options
 
 __all__ = ["WRITERS", "written_files"]
 
@@ -68,8 +73,55 @@ WRITERS: dict[str, Grammar] = {
         "follow-ftp follow-tags= ignore-tags= span-hosts/H relative/L include-directories=/I "
         "trust-server-names exclude-directories=/X",
     ),
+    # curl 7.88's options as `curl --help all` lists them (it also takes --no-X of each flag:
+    # an abbreviation of one of those reads here as an unknown option, a problem, not a file).
+    "curl": grammar(
+        "aE:K:C:b:c:d:qD:fF:P:GgIH:h:0ik46jlLMm:n:No:Z#x:U:pQ:r:e:JORX:SsY:y:23t:z:1T:Bu:A:vVw:",
+        "abstract-unix-socket= alt-svc= anyauth append/a aws-sigv4= basic cacert= capath= cert=/E "
+        "cert-status cert-type= ciphers= compressed compressed-ssh config=/K connect-timeout= "
+        "connect-to= continue-at=/C cookie=/b cookie-jar=/c create-dirs create-file-mode= crlf "
+        "crlfile= curves= data=/d data-ascii= data-binary= data-raw= data-urlencode= delegation= "
+        "digest disable/q disable-eprt disable-epsv disallow-username-in-url dns-interface= "
+        "dns-ipv4-addr= dns-ipv6-addr= dns-servers= doh-cert-status doh-insecure doh-url= "
+        "dump-header=/D egd-file= engine= etag-compare= etag-save= expect100-timeout= fail/f "
+        "fail-early fail-with-body false-start form=/F form-escape form-string= ftp-account= "
+        "ftp-alternative-to-user= ftp-create-dirs ftp-method= ftp-pasv ftp-port=/P ftp-pret "
+        "ftp-skip-pasv-ip ftp-ssl-ccc ftp-ssl-ccc-mode= ftp-ssl-control get/G globoff/g "
+        "happy-eyeballs-timeout-ms= haproxy-protocol head/I header=/H help=/h hostpubmd5= "
+        "hostpubsha256= hsts= http0.9 http1.0/0 http1.1 http2 http2-prior-knowledge http3 "
+        "http3-only ignore-content-length include/i insecure/k interface= ipv4/4 ipv6/6 json= "
+        "junk-session-cookies/j keepalive-time= key= key-type= krb= libcurl= limit-rate= "
+        "list-only/l local-port= location/L location-trusted login-options= mail-auth= mail-from= "
+        "mail-rcpt= mail-rcpt-allowfails manual/M max-filesize= max-redirs= max-time=/m metalink "
+        "negotiate netrc/n netrc-file= netrc-optional next/: no-alpn no-buffer/N no-clobber "
+        "no-keepalive no-npn no-progress-meter no-sessionid noproxy= ntlm ntlm-wb oauth2-bearer= "
+        "output=/o output-dir= parallel/Z parallel-immediate parallel-max= pass= path-as-is "
+        "pinnedpubkey= post301 post302 post303 preproxy= progress-bar/# proto= proto-default= "
+        "proto-redir= proxy=/x proxy-anyauth proxy-basic proxy-cacert= proxy-capath= proxy-cert= "
+        "proxy-cert-type= proxy-ciphers= proxy-crlfile= proxy-digest proxy-header= proxy-insecure "
+        "proxy-key= proxy-key-type= proxy-negotiate proxy-ntlm proxy-pass= proxy-pinnedpubkey= "
+        "proxy-service-name= proxy-ssl-allow-beast proxy-ssl-auto-client-cert "
+        "proxy-tls13-ciphers= proxy-tlsauthtype= proxy-tlspassword= proxy-tlsuser= proxy-tlsv1 "
+        "proxy-user=/U proxy1.0= proxytunnel/p pubkey= quote=/Q random-file= range=/r rate= raw "
+        "referer=/e remote-header-name/J remote-name/O remote-name-all remote-time/R "
+        "remove-on-error request=/X request-target= resolve= retry= retry-all-errors "
+        "retry-connrefused retry-delay= retry-max-time= sasl-authzid= sasl-ir service-name= "
+        "show-error/S silent/s socks4= socks4a= socks5= socks5-basic socks5-gssapi "
+        "socks5-gssapi-nec socks5-gssapi-service= socks5-hostname= speed-limit=/Y speed-time=/y "
+        "ssl ssl-allow-beast ssl-auto-client-cert ssl-no-revoke ssl-reqd ssl-revoke-best-effort "
+        "sslv2/2 sslv3/3 stderr= styled-output suppress-connect-headers tcp-fastopen tcp-nodelay "
+        "telnet-option=/t tftp-blksize= tftp-no-options time-cond=/z tls-max= tls13-ciphers= "
+        "tlsauthtype= tlspassword= tlsuser= tlsv1/1 tlsv1.0 tlsv1.1 tlsv1.2 tlsv1.3 tr-encoding "
+        "trace= trace-ascii= trace-time unix-socket= upload-file=/T url= url-query= use-ascii/B "
+        "user=/u user-agent=/A verbose/v version/V write-out=/w xattr",
+    ),
 }
-"""The writers and their grammars (coreutils 9.1, wget 1.21)."""
+"""The writers and their grammars (coreutils 9.1, wget 1.21, curl 7.88)."""
+
+_CURL_WRITES = ("o", "D", "c", "trace", "trace-ascii", "stderr", "libcurl", "etag-save", "hsts",
+                "alt-svc")  # fmt: skip
+"""curl's options naming a file it writes (``--hsts`` and ``--alt-svc`` caches are read and
+written back)."""
 
 
 _WGET_WRITES = ("O", "o", "a", "P", "save-cookies", "rejected-log", "hsts-file")
@@ -94,6 +146,8 @@ def written_files(name: str, values: Sequence[str | None]) -> list[str | None]:
     last of two or more operands (every operand of ``install -d``); for wget the ``-O``
     document, the ``-o``/``-a`` log and the other files it saves, and ``-P``'s directory."""
     read = read_options(WRITERS[name], values)
+    if name == "curl":
+        return [v for v in _curl_writes(read, values) if v not in {"-", ""}]
     if name == "wget":
         written = [v for key in _WGET_WRITES for v in read.values(key)]
         written += [_wgetrc_file(command) for command in read.values("e")]
@@ -104,3 +158,25 @@ def written_files(name: str, values: Sequence[str | None]) -> list[str | None]:
     if name == "install" and read.given("d"):
         return operands
     return operands[-1:] if len(operands) >= 2 else []
+
+
+def _curl_writes(read: ReadOptions, values: Sequence[str | None]) -> list[str | None]:
+    """What curl writes: each file option's file, and for ``-O``/``--remote-name-all`` the
+    URL's last path segment in ``--output-dir`` (the server's name with ``-J``: unknown)."""
+    written = [v for key in _CURL_WRITES for v in read.values(key)]
+    if read.given("O") or read.given("remote-name-all"):
+        directories = read.values("output-dir")
+        directory = directories[-1] if directories else ""
+        urls = [values[i] for i in read.operands] + read.values("url")
+        written += [_remote_name(url, directory) for url in urls]
+        if read.given("J"):
+            written.append(None)
+    return written
+
+
+def _remote_name(url: str | None, directory: str | None) -> str | None:
+    """Where ``curl -O`` saves ``url`` (``None``: it expands at run time)."""
+    if url is None or directory is None:
+        return None
+    name = posixpath.basename(urlsplit(url).path)
+    return posixpath.join(directory, name) if directory else name
