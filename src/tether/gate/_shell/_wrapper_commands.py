@@ -1,7 +1,7 @@
 """Where the command a wrapper runs starts, read as the wrapper itself reads its options.
 
-``env``, ``sudo``, ``timeout``, ``nice``, ``xargs`` and their kin read their options with
-``getopt_long`` (bash's ``exec`` and ``command`` with bash's own getopt, which has the same
+``env``, ``sudo``, ``timeout``, ``nice``, ``xargs``, ``strace`` and their kin read their options
+with ``getopt_long`` (bash's ``exec`` and ``command`` with bash's own getopt, which has the same
 rules for short options): a reader that knew only ``-u NAME`` took ``env -vu HOME rm -rf ~``
 to run ``HOME``, and ``timeout --sig KILL 5 rm -rf ~`` to run ``5``. Each grammar here is the
 one the program declares (coreutils 9, findutils 4.9, util-linux 2.38, sudo 1.9, bash 5), read
@@ -56,11 +56,24 @@ GRAMMARS: dict[str, Grammar] = {
     "command": grammar("+pvV"),
     "builtin": grammar("+"),
     "time": grammar("+p"),
+    # strace 6.1, as `strace --help` lists its options.
+    "strace": grammar(
+        "+a:Ab:cCdDe:E:fFhiI:kno:O:p:P:qrs:S:tTu:U:vVwxX:yYzZ",
+        "abbrev= attach=/p columns=/a const-print-style=/X detach-on=/b env=/E fault= inject= "
+        "interruptible=/I kvm= output=/o raw= read= signal= status= string-limit=/s "
+        "summary-columns=/U summary-sort-by=/S summary-syscall-overhead=/O trace= "
+        "trace-path=/P user=/u verbose= write= absolute-timestamps=? daemonize=? "
+        "decode-fds=? decode-pids=? quiet=? relative-timestamps=? strings-in-hex=? "
+        "syscall-times=? debug/d failed-only/Z follow-forks/f help/h instruction-pointer/i "
+        "no-abbrev/v output-append-mode/A output-separately seccomp-bpf stack-traces/k "
+        "successful-only/z summary/C summary-only/c summary-wall-clock/w syscall-number/n "
+        "tips=? version/V",
+    ),
 }
 """Every wrapper whose options :func:`read_wrapper` reads, with its getopt grammar."""
 
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
-_LOOKS_UP = {"command": "vV", "sudo": "lKkVve"}
+_LOOKS_UP = {"command": "vV", "sudo": "lKkVve", "strace": "hV"}
 """Options with which the wrapper runs no command (``command -v`` looks one up)."""
 
 

@@ -43,11 +43,21 @@ def _skip(values: Values, start: int, valued: frozenset[str], short_valued: str 
         option = value.partition("=")[0]
         if "=" in value and option.startswith("--"):
             continue
-        if option in valued or (
-            not option.startswith("--") and value[-1] in short_valued and len(value) >= 2
-        ):
+        if option in valued or _cluster_takes_next(value, short_valued):
             index += 1
     return index
+
+
+def _cluster_takes_next(value: str, short_valued: str) -> bool:
+    """Whether a short-option cluster takes the next word as a value, as getopt reads it: the
+    first letter that takes a value takes the rest of the word, or the next word when it is the
+    last (``-o/tmp/trace`` takes none; ``-fo`` takes one)."""
+    if value.startswith("--"):
+        return False
+    for position, letter in enumerate(value[1:], start=1):
+        if letter in short_valued:
+            return position == len(value) - 1
+    return False
 
 
 def _words(text: str) -> frozenset[str]:
@@ -289,18 +299,40 @@ def _trap(values: Values) -> Unwrapped:
     return Unwrapped(None, (), "changes signal handling")
 
 
+_RSYNC_VALUED = frozenset("Be@TfM")
+"""rsync's short options that take a value (``-e`` is the remote shell); the others are flags."""
+
+
 def _rsync(values: Values) -> Unwrapped:
-    """``rsync -e CMD`` runs CMD (split into words) as its remote shell, here."""
-    scripts: list[str] = []
-    for index, value in enumerate(values):
-        option, eq, attached = (value or "").partition("=")
-        if option == "--rsh" and eq:
-            scripts.append(attached)
-        elif option in ("-e", "--rsh") and index + 1 < len(values):
-            scripts += [values[index + 1] or ""]
-        elif re.fullmatch(r"-[a-zA-Z]*e.+", value or "") and not option.startswith("--"):
-            scripts.append((value or "")[(value or "").index("e") + 1 :])
-    return Unwrapped(None, tuple(scripts), "runs a program as its remote shell" if scripts else "")
+    """``rsync -e CMD`` runs CMD (split into words) as its remote shell, here: ``-e CMD``,
+    ``-eCMD``, in a cluster (``-ave CMD``, ``-azeCMD``), ``--rsh CMD`` or ``--rsh=CMD``.
+    A script that expands at run time is a person's call."""
+    scripts: list[str | None] = []
+    index = 0
+    while index < len(values):
+        value = values[index] or ""
+        index += 1
+        if value == "--":
+            break
+        option, eq, attached = value.partition("=")
+        if option == "--rsh":
+            taken = attached if eq else values[index] if index < len(values) else ""
+            scripts.append(taken)
+            index += not eq
+        elif value.startswith("-") and not value.startswith("--"):
+            for position, letter in enumerate(value[1:], start=1):
+                if letter not in _RSYNC_VALUED:
+                    continue
+                rest = value[position + 1 :]
+                taken = rest or (values[index] if index < len(values) else "")
+                index += not rest
+                if letter == "e":
+                    scripts.append(taken)
+                break
+    if None in scripts:
+        return Unwrapped(None, (), "runs a remote shell that expands at run time")
+    found = tuple(script for script in scripts if script)
+    return Unwrapped(None, found, "runs a program as its remote shell" if found else "")
 
 
 def _man(values: Values) -> Unwrapped:
@@ -442,7 +474,6 @@ def _applet(values: Values) -> Unwrapped:
 
 WRAPPERS: dict[str, Callable[[Values], Unwrapped]] = {
     "watch": _watch,
-    "strace": lambda v: _argv(v, "-o -e -p -s -u -E -a -b -I -O -P -S -X", "oepsuEabIOPSX"),
     "ltrace": lambda v: _argv(v, "-o -e -p -s -u -a -n -A -D -F -x -L", "oepsuanADFxL"),
     "flock": _flock,
     "chroot": lambda v: _argv(v, "--userspec --groups", extra=1),

@@ -1,0 +1,63 @@
+"""The program rsync runs as its remote shell (``-e``), and the command strace runs, found in
+every spelling the real programs accept: ``rsync -ave CMD`` once hid CMD (a cluster ending in
+``e``), and ``strace -o/tmp/trace CMD`` took CMD for the trace file's name (an attached value
+whose last letter takes a value)."""
+
+from __future__ import annotations
+
+import shlex
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tether.gate import PathPolicy, ShellPolicy
+
+_RSYNC = [
+    "-e {s}", "-e{s}", "-ave {s}", "-avze {s}", "-aze{s}", "-a -e {s}", "--rsh {s}",
+    "--rsh={s}", "-av --rsh {s}", "-vB 1024 -e {s}", "-f '- x' -e {s}",
+]  # fmt: skip
+_STRACE = [
+    "-o trace.txt", "-otrace.txt", "-fo trace.txt", "-s 64 -o trace.txt", "-f", "-ff -o t",
+    "-e trace=open", "-etrace=open", "-qq", "--output=trace.txt", "--output trace.txt",
+    "--abbrev all", "--columns 40", "--const-print-style raw",
+    "--detach-on execve", "--env A=1", "--interruptible 1", "--raw all", "--read 1",
+    "--signal all", "--status all", "--string-limit 32", "-c --summary-columns calls",
+    "--summary-sort-by calls", "-c --summary-syscall-overhead 1", "--trace open",
+    "--trace-path /tmp", "--user root", "--verbose all", "--write 1", "--quiet",
+    "--decode-fds", "--strings-in-hex", "--syscall-times", "--absolute-timestamps",
+    "--relative-timestamps", "-cw", "-kn", "-iz", "-Z", "-A -o t", "-xx", "-yy", "-tt", "-T",
+    "-v", "-C", "--seccomp-bpf -f", "--follow-forks", "--output-separately -o t", "-E A=1",
+]  # fmt: skip
+
+
+def _policy(tmp_path: Path) -> ShellPolicy:
+    return ShellPolicy(PathPolicy(str(tmp_path), home="/root"))
+
+
+@pytest.mark.parametrize("spelling", _RSYNC)
+def test_every_remote_shell_rsync_runs_is_judged(tmp_path: Path, spelling: str):
+    if shutil.which("rsync") is None:
+        pytest.skip("needs rsync")
+    (tmp_path / "a").write_text("x\n")
+    shell = shlex.quote('sh -c "touch pwned" --')
+    words = shlex.split(spelling.format(s=shell))
+    subprocess.run(["rsync", *words, "a", "host:b"], cwd=tmp_path, capture_output=True,
+                   check=False, timeout=30)  # fmt: skip
+    assert (tmp_path / "pwned").exists(), f"rsync {spelling} runs its remote shell here"
+    command = f"rsync {spelling.format(s=shlex.quote('rm -rf ~'))} a host:b"
+    assert _policy(tmp_path).classify(command).decision == "deny", command
+
+
+@pytest.mark.parametrize("spelling", _STRACE)
+def test_every_command_strace_runs_is_judged(tmp_path: Path, spelling: str):
+    if shutil.which("strace") is None:
+        pytest.skip("needs strace")
+    done = subprocess.run(["strace", *shlex.split(spelling), "touch", "pwned"], cwd=tmp_path,
+                          capture_output=True, check=False, timeout=30)  # fmt: skip
+    if not (tmp_path / "pwned").exists() and b"ptrace" in done.stderr:
+        pytest.skip("strace cannot trace here (ptrace is not allowed)")
+    assert (tmp_path / "pwned").exists(), f"strace {spelling} runs touch: {done.stderr[-300:]!r}"
+    command = f"strace {spelling} rm -rf ~"
+    assert _policy(tmp_path).classify(command).decision == "deny", command
