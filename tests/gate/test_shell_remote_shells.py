@@ -61,3 +61,30 @@ def test_every_command_strace_runs_is_judged(tmp_path: Path, spelling: str):
     assert (tmp_path / "pwned").exists(), f"strace {spelling} runs touch: {done.stderr[-300:]!r}"
     command = f"strace {spelling} rm -rf ~"
     assert _policy(tmp_path).classify(command).decision == "deny", command
+
+
+_ENVIRONMENTS = [
+    ("RSYNC_RSH={s} rsync a host:b", "rsync"),
+    ("env RSYNC_RSH={s} rsync a host:b", "rsync"),
+    ("env -i PATH=/usr/bin:/bin RSYNC_RSH={s} rsync a host:b", "rsync"),
+    ("export RSYNC_RSH={s}; rsync a host:b", "rsync"),
+    ("env GIT_SSH_COMMAND={s} git clone -q host:repo cloned", "git"),
+    ("GIT_SSH_COMMAND={s} git clone -q host:repo cloned", "git"),
+]
+
+
+@pytest.mark.parametrize(("template", "program"), _ENVIRONMENTS)
+def test_a_remote_shell_set_in_the_environment_is_judged(
+    tmp_path: Path, template: str, program: str
+):
+    """The program runs the variable's command as its remote shell, whether the shell sets the
+    variable or ``env`` does: ``env RSYNC_RSH='rm -rf ~' rsync …`` was once not judged."""
+    if shutil.which(program) is None:
+        pytest.skip(f"needs {program}")
+    (tmp_path / "a").write_text("x\n")
+    script = template.format(s=shlex.quote('sh -c "touch pwned" --'))
+    subprocess.run(["bash", "-c", script], cwd=tmp_path, capture_output=True, check=False,
+                   timeout=30)  # fmt: skip
+    assert (tmp_path / "pwned").exists(), f"{script} runs its remote shell here"
+    command = template.format(s=shlex.quote("rm -rf ~"))
+    assert _policy(tmp_path).classify(command).decision == "deny", command

@@ -66,7 +66,7 @@ from ._words import (
     split_string,
     substitute,
 )
-from ._wrapper_commands import GRAMMARS, read_wrapper
+from ._wrapper_commands import GRAMMARS, Wrapped, read_wrapper
 from ._wrappers import WRAPPERS, unwrap
 
 __all__ = ["Walk"]
@@ -355,11 +355,26 @@ class Walk(FindRules):
             return None
         for directory in wrapped.options.values({"env": "C", "sudo": "D"}.get(name, "")):
             self._cd(directory)
+        self._wrapper_environment(name, words, wrapped, depth)
         if name == "xargs":
             files = wrapped.options.values("a")
             return self._xargs(words, len(words) if wrapped.start is None else wrapped.start,
                                files, cmd)  # fmt: skip
         return words[wrapped.start :] if wrapped.start is not None else None
+
+    def _wrapper_environment(
+        self, name: str, words: tuple[Word, ...], wrapped: Wrapped, depth: int
+    ) -> None:
+        """``env NAME=value`` and ``sudo NAME=value``: a value some program runs is judged."""
+        assigned = wrapped.options.values("=")
+        first = wrapped.options.first_operand
+        if name == "env" and first is not None:
+            assigned = [w.value for w in words[first : wrapped.start or len(words)]]
+        for text in assigned:
+            variable, eq, value = (text or "").partition("=")
+            if eq and SENSITIVE_ENV.match(variable):
+                why = f"{name} {variable}=...: a command some program may run"
+                self._evidence([value], depth, why)
 
     def _misread_wrapper(
         self, name: str, words: tuple[Word, ...], problem: str, depth: int
