@@ -11,6 +11,7 @@ import asyncio
 import json
 import os
 import shutil
+import signal
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -111,6 +112,13 @@ def environment(home: Path) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
     env["TETHER_HOME"] = str(home)
     return env
+
+
+def as_at_a_terminal() -> None:
+    """In a child before it runs: Ctrl-C (SIGINT) as a person's terminal delivers it. A job
+    started in the background of a shell without job control (a CI script's ``… &``) inherits
+    SIGINT ignored, and tether, like any program, keeps it ignored."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 async def spawn_tether(

@@ -18,6 +18,7 @@ from tests.ai.providers.loopback import LoopbackServer
 from .support import (
     MODEL,
     TETHER,
+    as_at_a_terminal,
     environment,
     run_tether,
     text_reply,
@@ -176,7 +177,7 @@ async def test_tether_killed_or_interrupted_leaves_no_process_of_three_tasks_dae
         process = await asyncio.create_subprocess_exec(
             TETHER, "-p", "start three", *OPTIONS, "--mode", "json",
             cwd=str(project), env=marked(home, marker), stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.DEVNULL,
+            stderr=asyncio.subprocess.DEVNULL, preexec_fn=as_at_a_terminal,
         )  # fmt: skip
         assert process.stdout is not None
         started = 0

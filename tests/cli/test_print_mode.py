@@ -13,6 +13,7 @@ from tests.ai.providers.loopback import LoopbackServer, Reply, json_reply, sse
 from .support import (
     MODEL,
     TETHER,
+    as_at_a_terminal,
     environment,
     run_tether,
     text_reply,
@@ -173,12 +174,6 @@ def streamed_then_stalled(pieces: int, pause: float) -> Reply:
     body += sse([chunk({"content": f"line {n} " + "x" * 90 + "\n"}) for n in range(pieces)])
     body += [pause, *sse([chunk({}, "stop")], done=True)]
     return Reply(200, body)
-
-
-def as_at_a_terminal() -> None:
-    """In the child: Ctrl-C as a person's terminal delivers it. A job started in the background
-    of a shell without job control inherits SIGINT ignored, and tether keeps it ignored."""
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 async def test_a_json_consumer_that_stops_reading_does_not_stall_ctrl_c(home, project, tmp_path):
