@@ -19,6 +19,7 @@ from tether.gate._approval import (
     DenyAllApprover,
     ScriptedApprover,
     TerminalApprover,
+    persons_answer_reason,
     render_request,
 )
 
@@ -333,3 +334,14 @@ async def test_scripted_approver_refuses_a_value_that_is_not_a_decision() -> Non
 
 async def test_deny_all_approver_denies() -> None:
     assert await DenyAllApprover().confirm(REQUEST) == "deny_once"
+
+
+def test_a_persons_answer_is_worded_once_for_the_audit_and_the_model():
+    """The gate and the durable layer (a wait cut off before its decision was written) say it
+    the same way."""
+    assert persons_answer_reason("allow_session", "rm deletes files") == (
+        "allow_session; asked because rm deletes files"
+    )
+    assert persons_answer_reason("deny_once", "rm deletes files") == (
+        "Denied by a person (deny_once): rm deletes files."
+    )
