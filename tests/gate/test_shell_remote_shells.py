@@ -16,7 +16,7 @@ from tether.gate import PathPolicy, ShellPolicy
 
 _RSYNC = [
     "-e {s}", "-e{s}", "-ave {s}", "-avze {s}", "-aze{s}", "-a -e {s}", "--rsh {s}",
-    "--rsh={s}", "-av --rsh {s}", "-vB 1024 -e {s}", "-f '- x' -e {s}",
+    "--rsh={s}", "-av --rsh {s}", "-vB 1024 -e {s}", "-f '- x' -e {s}", "-e={s}", "-ae={s}",
 ]  # fmt: skip
 _STRACE = [
     "-o trace.txt", "-otrace.txt", "-fo trace.txt", "-s 64 -o trace.txt", "-f", "-ff -o t",
@@ -29,6 +29,7 @@ _STRACE = [
     "--decode-fds", "--strings-in-hex", "--syscall-times", "--absolute-timestamps",
     "--relative-timestamps", "-cw", "-kn", "-iz", "-Z", "-A -o t", "-xx", "-yy", "-tt", "-T",
     "-v", "-C", "--seccomp-bpf -f", "--follow-forks", "--output-separately -o t", "-E A=1",
+    "--decode-pids comm",
 ]  # fmt: skip
 
 
@@ -87,4 +88,50 @@ def test_a_remote_shell_set_in_the_environment_is_judged(
                    timeout=30)  # fmt: skip
     assert (tmp_path / "pwned").exists(), f"{script} runs its remote shell here"
     command = template.format(s=shlex.quote("rm -rf ~"))
+    assert _policy(tmp_path).classify(command).decision == "deny", command
+
+
+@pytest.mark.parametrize("spelling", ["-o '|{s}'", "-o '!{s}'", "-o'|{s}'", "--output='|{s}'"])
+def test_a_shell_command_strace_pipes_its_trace_to_is_judged(tmp_path: Path, spelling: str):
+    if shutil.which("strace") is None:
+        pytest.skip("needs strace")
+    words = shlex.split(spelling.format(s="touch pwned"))
+    done = subprocess.run(["strace", *words, "true"], cwd=tmp_path, capture_output=True,
+                          check=False, timeout=30)  # fmt: skip
+    if not (tmp_path / "pwned").exists() and b"ptrace" in done.stderr:
+        pytest.skip("strace cannot trace here (ptrace is not allowed)")
+    assert (tmp_path / "pwned").exists(), f"strace {spelling} runs the command"
+    command = f"strace {spelling.format(s='rm -rf ~')} true"
+    assert _policy(tmp_path).classify(command).decision == "deny", command
+
+
+def test_the_trace_file_is_a_file_strace_writes(tmp_path: Path):
+    verdict = _policy(tmp_path).classify("strace -o .git/hooks/pre-commit true")
+    assert verdict.decision == "deny"
+
+
+@pytest.mark.parametrize("assignment", ["1=x", "a-b=1", "./a=b", "A=1"])
+def test_every_word_with_an_equals_sign_is_an_assignment_to_env(tmp_path: Path, assignment: str):
+    """env takes any word holding ``=`` as a variable: the command starts after them all."""
+    subprocess.run(["env", assignment, "touch", "pwned"], cwd=tmp_path, check=False, timeout=30)
+    assert (tmp_path / "pwned").exists(), f"env {assignment} touch pwned runs touch"
+    command = f"env {assignment} rm -rf ~"
+    assert _policy(tmp_path).classify(command).decision == "deny", command
+
+
+def test_env_runs_its_ninth_split_string_and_more_than_64_are_too_complex(tmp_path: Path):
+    empties = "-S '' " * 8
+    subprocess.run(["bash", "-c", f"env {empties} -S 'touch pwned'"], cwd=tmp_path, check=False,
+                   timeout=30)  # fmt: skip
+    assert (tmp_path / "pwned").exists(), "env runs what the ninth -S string says"
+    assert _policy(tmp_path).classify(f"env {empties} -S 'rm -rf ~'").decision == "deny"
+    padded = _policy(tmp_path).classify(f"env {empties * 9} -S 'rm -rf ~'")
+    assert padded.decision != "allow" and padded.needs_person
+
+
+@pytest.mark.parametrize("command", ["sudo -k rm -rf ~", "sudo -k -- rm -rf ~",
+                                     "sudo -e ~/.bashrc", "sudoedit ~/.bashrc"])  # fmt: skip
+def test_sudo_runs_the_command_after_k_and_edits_the_files_after_e(tmp_path: Path, command: str):
+    """sudo's ``-k`` invalidates the cached credentials and, with a command, runs it (sudo's
+    ``parse_args.c``); ``-e`` edits the files as root."""
     assert _policy(tmp_path).classify(command).decision == "deny", command

@@ -73,7 +73,8 @@ _WGET = [
     "--append-output=log.txt", "--app log.txt", "-O log.txt", "-Olog.txt", "-qO log.txt",
     "--output-document=log.txt", "--output-d log.txt", "-t 1 -O log.txt", "-nv -Olog.txt",
     "-e logfile=log.txt", "-e output_document=log.txt", "--execute=output-document=log.txt",
-    "-e OutputDocument=log.txt", "-elogfile=log.txt",
+    "-e OutputDocument=log.txt", "-elogfile=log.txt", "-L -O log.txt", "-LO log.txt",
+    "--backups -O log.txt",
 ]  # fmt: skip
 
 
@@ -123,7 +124,8 @@ _CURL = [
     "-c log.txt", "-sc log.txt", "--cookie-jar log.txt", "--cookie-j log.txt",
     "--trace log.txt", "--trace-ascii log.txt", "--trace-a log.txt", "--stderr log.txt -v",
     "--libcurl log.txt", "--etag-save log.txt", "--hsts log.txt", "--alt-svc log.txt",
-    "--output-dir sub -O", "--output-d sub --remote-name",
+    "--output-dir sub -O", "--output-d sub --remote-name", "-n -o log.txt", "-no log.txt",
+    "-sno log.txt", "--output-dir sub -o log.txt",
 ]  # fmt: skip
 """curl takes a long option's value as the next word only (``--output=x`` is no option)."""
 
@@ -176,3 +178,26 @@ def test_every_file_curl_writes_is_read_as_written(
         dangerous.append("http://x/")
     command = f"curl {' '.join(shlex.quote(a) for a in dangerous)}"
     assert policy.classify(command).decision == "deny", command
+
+
+@pytest.mark.parametrize(("name", "spelling"), [("cp", "src.txt -v out"), ("mv", "src.txt -v out"),
+                                                ("cp", "src.txt -S .b out")])  # fmt: skip
+def test_with_posixly_correct_the_options_after_an_operand_are_operands(
+    tmp_path: Path, name: str, spelling: str
+):
+    """The first operand ends the options under POSIXLY_CORRECT: ``cp src.txt -v out`` copies
+    src.txt (and a file named -v) into out/, which the reading must see either way."""
+    (tmp_path / "src.txt").write_text("x\n")
+    (tmp_path / "out").mkdir()
+    env = {"PATH": "/usr/bin:/bin", "POSIXLY_CORRECT": "1"}
+    argv = shlex.split(spelling)
+    subprocess.run([name, *argv], cwd=tmp_path, env=env, capture_output=True, check=False)
+    assert (tmp_path / "out" / "src.txt").exists(), f"{name} {spelling} writes into out/"
+    assert "out" in written_files(name, argv)
+    command = f"POSIXLY_CORRECT=1 {name} {spelling.replace('out', '/root/.ssh')}"
+    policy = ShellPolicy(PathPolicy(str(tmp_path), home="/root"))
+    assert policy.classify(command).decision == "deny", command
+
+
+def test_curl_fills_a_hash_number_from_the_url_glob_so_the_file_is_not_known():
+    assert written_files("curl", ["http://h/{a,b}", "-o", ".git/#1/pre-commit"]) == [None]

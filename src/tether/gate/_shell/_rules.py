@@ -20,6 +20,7 @@ from typing import NamedTuple, TypeAlias
 
 from ._call import Call, Values, git_subcommand, parse_options
 from ._code import code_commands, forks_without_bound, interpreter_rule
+from ._getopt import read_options
 from ._path_rules import (
     HARMLESS_DEVICES,
     destroys_system_or_home,
@@ -33,6 +34,7 @@ from ._path_rules import (
     word_set,
 )
 from ._sed_arguments import read_sed_arguments, sed_printed_files
+from ._wrapper_commands import GRAMMARS
 from ._written_files import WRITERS, written_files
 
 __all__ = [
@@ -372,6 +374,10 @@ def write_targets(call: Call) -> list[str | None]:
         return parse_options(values).positionals
     if name in WRITERS:
         return written_files(name, values)
+    if name in ("sudo", "sudoedit"):  # sudo -e (sudoedit) edits, as root, the files it names
+        read = read_options(GRAMMARS["sudo"], values)
+        edits = name == "sudoedit" or read.given("e")
+        return [values[i] for i in read.operands] if edits else []
     if name in _TARGET_VALUES:
         opts = parse_options(values, _TARGET_VALUES[name])
         targets = opts.valued.get("-t", []) + opts.valued.get("--target-directory", [])

@@ -32,7 +32,6 @@ from ._allow import PathChecks
 from ._budget import check_size
 from ._call import Call, Paths, collapse, display, parse_options
 from ._expand import Environment, brace_expand, expand_word
-from ._find_walk import FindRules
 from ._heredoc import heredoc_disagreements
 from ._indirect import indirect_readings
 from ._lex import as_bash_reads_it, differs_from_the_parser
@@ -66,15 +65,14 @@ from ._words import (
     split_string,
     substitute,
 )
-from ._wrapper_commands import GRAMMARS, Wrapped, read_wrapper
+from ._wrapper_commands import GRAMMARS, read_wrapper
+from ._wrapper_walk import WrapperRules
 from ._wrappers import WRAPPERS, unwrap
 
 __all__ = ["Walk"]
 
 
 _MAX_DEPTH = 6
-_MAX_MISREAD_STARTS = 8
-"""How many places a command may start that the deny rules judge, for a wrapper misread."""
 _SCAN_SECONDS = 0.025
 """The budget of the deny scan after a spent one (:meth:`ShellPolicy._denied_past_budget`)."""
 
@@ -89,7 +87,7 @@ class _Effect(NamedTuple):
     text: str = ""
 
 
-class Walk(FindRules):
+class Walk(WrapperRules):
     """One ``classify``: the verdicts so far, the working directory, literal variables."""
 
     def __init__(self, parser: ShellParser, path_policy: PathChecks | None, paths: Paths) -> None:
@@ -356,36 +354,12 @@ class Walk(FindRules):
         for directory in wrapped.options.values({"env": "C", "sudo": "D"}.get(name, "")):
             self._cd(directory)
         self._wrapper_environment(name, words, wrapped, depth)
+        self._wrapper_outputs(name, words, wrapped, depth)
         if name == "xargs":
             files = wrapped.options.values("a")
             return self._xargs(words, len(words) if wrapped.start is None else wrapped.start,
                                files, cmd)  # fmt: skip
         return words[wrapped.start :] if wrapped.start is not None else None
-
-    def _wrapper_environment(
-        self, name: str, words: tuple[Word, ...], wrapped: Wrapped, depth: int
-    ) -> None:
-        """``env NAME=value`` and ``sudo NAME=value``: a value some program runs is judged."""
-        assigned = wrapped.options.values("=")
-        first = wrapped.options.first_operand
-        if name == "env" and first is not None:
-            assigned = [w.value for w in words[first : wrapped.start or len(words)]]
-        for text in assigned:
-            variable, eq, value = (text or "").partition("=")
-            if eq and SENSITIVE_ENV.match(variable):
-                why = f"{name} {variable}=...: a command some program may run"
-                self._evidence([value], depth, why)
-
-    def _misread_wrapper(
-        self, name: str, words: tuple[Word, ...], problem: str, depth: int
-    ) -> None:
-        """A wrapper line tether cannot read as the wrapper does: a person's call, and the deny
-        rules judge every place the command might start."""
-        shown = display(name, words)
-        self._approve(f"{shown}: its options cannot be read as {name} reads them: {problem}")
-        starts = [i for i, w in enumerate(words) if not is_option(w.value)][:_MAX_MISREAD_STARTS]
-        readings = [" ".join(w.raw for w in words[i:]) for i in starts]
-        self._evidence(readings, depth, f"{shown}: where the command may start")
 
     def _wrapped_loosely(self, name: str, words: tuple[Word, ...]) -> tuple[Word, ...] | None:
         """The command of a launcher whose options are not getopt's (``npx``, ``uvx``,

@@ -9,6 +9,7 @@ import re
 import shlex
 
 from . import _rules as rules
+from ._budget import TooComplex
 from ._call import Call, Values, git_subcommand, parse_options
 from ._env_string import split_env_string
 from ._getopt import read_options
@@ -126,7 +127,8 @@ def is_option(value: str | None) -> bool:
     return value is not None and value.startswith("-") and value != "-"
 
 
-_MAX_SPLITS = 8
+_MAX_SPLITS = 64
+"""More ``-S`` strings than this in one env line is too complex to prove (each is judged)."""
 
 
 def split_string(words: tuple[Word, ...]) -> tuple[Word, ...]:
@@ -146,7 +148,7 @@ def split_string(words: tuple[Word, ...]) -> tuple[Word, ...]:
         if isinstance(parts, str):
             return (*kept, Word(words[split.word].raw, None), *words[split.end :])
         words = (*kept, *(Word(shlex.quote(p), p) for p in parts), *words[split.end :])
-    return words
+    raise TooComplex(f"env with more than {_MAX_SPLITS} -S strings")
 
 
 def printed_text(name: str, values: tuple[str | None, ...]) -> str:

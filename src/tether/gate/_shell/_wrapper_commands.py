@@ -11,7 +11,6 @@ by :mod:`._getopt`; what comes between the options and the command (``timeout``'
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -63,7 +62,7 @@ GRAMMARS: dict[str, Grammar] = {
         "interruptible=/I kvm= output=/o raw= read= signal= status= string-limit=/s "
         "summary-columns=/U summary-sort-by=/S summary-syscall-overhead=/O trace= "
         "trace-path=/P user=/u verbose= write= absolute-timestamps=? daemonize=? "
-        "decode-fds=? decode-pids=? quiet=? relative-timestamps=? strings-in-hex=? "
+        "decode-fds=? decode-pids= quiet=? relative-timestamps=? strings-in-hex=? "
         "syscall-times=? debug/d failed-only/Z follow-forks/f help/h instruction-pointer/i "
         "no-abbrev/v output-append-mode/A output-separately seccomp-bpf stack-traces/k "
         "successful-only/z summary/C summary-only/c summary-wall-clock/w syscall-number/n "
@@ -72,8 +71,7 @@ GRAMMARS: dict[str, Grammar] = {
 }
 """Every wrapper whose options :func:`read_wrapper` reads, with its getopt grammar."""
 
-_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
-_LOOKS_UP = {"command": "vV", "sudo": "lKkVve", "strace": "hV"}
+_LOOKS_UP = {"command": "vV", "sudo": "lKVve", "strace": "hV"}
 """Options with which the wrapper runs no command (``command -v`` looks one up)."""
 
 
@@ -98,7 +96,7 @@ def read_wrapper(name: str, values: Sequence[str | None]) -> Wrapped:
         start += 1
     if start is not None and name == "env":
         start += values[start] == "-"  # a mere - implies -i
-        while start < len(values) and _ASSIGNMENT.match(values[start] or ""):
+        while start < len(values) and "=" in (values[start] or ""):  # env: any word with =
             start += 1
     if start is not None and start >= len(values):
         start = None

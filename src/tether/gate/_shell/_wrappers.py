@@ -323,7 +323,7 @@ def _rsync(values: Values) -> Unwrapped:
             for position, letter in enumerate(value[1:], start=1):
                 if letter not in _RSYNC_VALUED:
                     continue
-                rest = value[position + 1 :]
+                rest = value[position + 1 :].removeprefix("=")  # popt: -e=CMD is -e CMD
                 taken = rest or (values[index] if index < len(values) else "")
                 index += not rest
                 if letter == "e":

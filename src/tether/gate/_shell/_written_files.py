@@ -13,7 +13,9 @@ and the rest curl writes, and where ``-O`` saves (``--output-dir``).
 from __future__ import annotations
 
 import posixpath
+import re
 from collections.abc import Sequence
+from dataclasses import replace
 from urllib.parse import urlsplit
 
 from ._getopt import Grammar, ReadOptions, grammar, read_options
@@ -46,7 +48,7 @@ WRITERS: dict[str, Grammar] = {
     # wget 1.21's options as --help lists them (it also takes --no-X of each flag: an
     # abbreviation of one of those reads here as an unknown option, a problem, not a file).
     "wget": grammar(
-        "a:bcde:hi:kl:mn:o:pqrt:vw:xA:B:D:EFHI:KL:NO:P:Q:R:ST:U:VX:Y:46",
+        "a:bcde:hi:kl:mn:o:pqrt:vw:xA:B:D:EFHI:KLNO:P:Q:R:ST:U:VX:Y:46",
         "version/V help/h background/b execute=/e output-file=/o append-output=/a debug/d "
         "quiet/q verbose/v report-speed= input-file=/i force-html/F base=/B config= no-config "
         "rejected-log= tries=/t retry-connrefused retry-on-http-error= output-document=/O "
@@ -68,7 +70,7 @@ WRITERS: dict[str, Grammar] = {
         "ftps-clear-data-connection ftps-fallback-to-ftp warc-file= warc-header= warc-max-size= "
         "warc-cdx warc-dedup= no-warc-compression no-warc-digests no-warc-keep-log "
         "warc-tempdir= recursive/r level=/l delete-after convert-links/k convert-file-only "
-        "backups= backup-converted/K mirror/m page-requisites/p strict-comments accept=/A "
+        "backups=? backup-converted/K mirror/m page-requisites/p strict-comments accept=/A "
         "reject=/R accept-regex= reject-regex= regex-type= domains=/D exclude-domains= "
         "follow-ftp follow-tags= ignore-tags= span-hosts/H relative/L include-directories=/I "
         "trust-server-names exclude-directories=/X",
@@ -76,7 +78,7 @@ WRITERS: dict[str, Grammar] = {
     # curl 7.88's options as `curl --help all` lists them (it also takes --no-X of each flag:
     # an abbreviation of one of those reads here as an unknown option, a problem, not a file).
     "curl": grammar(
-        "aE:K:C:b:c:d:qD:fF:P:GgIH:h:0ik46jlLMm:n:No:Z#x:U:pQ:r:e:JORX:SsY:y:23t:z:1T:Bu:A:vVw:",
+        "aE:K:C:b:c:d:qD:fF:P:GgIH:h0ik46jlLMm:nNo:Z#x:U:pQ:r:e:JORX:SsY:y:23t:z:1T:Bu:A:vVw:",
         "abstract-unix-socket= alt-svc= anyauth append/a aws-sigv4= basic cacert= capath= cert=/E "
         "cert-status cert-type= ciphers= compressed compressed-ssh config=/K connect-timeout= "
         "connect-to= continue-at=/C cookie=/b cookie-jar=/c create-dirs create-file-mode= crlf "
@@ -87,7 +89,7 @@ WRITERS: dict[str, Grammar] = {
         "fail-early fail-with-body false-start form=/F form-escape form-string= ftp-account= "
         "ftp-alternative-to-user= ftp-create-dirs ftp-method= ftp-pasv ftp-port=/P ftp-pret "
         "ftp-skip-pasv-ip ftp-ssl-ccc ftp-ssl-ccc-mode= ftp-ssl-control get/G globoff/g "
-        "happy-eyeballs-timeout-ms= haproxy-protocol head/I header=/H help=/h hostpubmd5= "
+        "happy-eyeballs-timeout-ms= haproxy-protocol head/I header=/H help/h hostpubmd5= "
         "hostpubsha256= hsts= http0.9 http1.0/0 http1.1 http2 http2-prior-knowledge http3 "
         "http3-only ignore-content-length include/i insecure/k interface= ipv4/4 ipv6/6 json= "
         "junk-session-cookies/j keepalive-time= key= key-type= krb= libcurl= limit-rate= "
@@ -118,6 +120,9 @@ WRITERS: dict[str, Grammar] = {
 }
 """The writers and their grammars (coreutils 9.1, wget 1.21, curl 7.88)."""
 
+_URL_GLOB_PART = re.compile(r"#\d")
+"""``-o 'x_#1'``: curl fills ``#1`` with what the URL's first ``{a,b}`` or ``[1-3]`` matched."""
+
 _CURL_WRITES = ("o", "D", "c", "trace", "trace-ascii", "stderr", "libcurl", "etag-save", "hsts",
                 "alt-svc")  # fmt: skip
 """curl's options naming a file it writes (``--hsts`` and ``--alt-svc`` caches are read and
@@ -144,8 +149,17 @@ def _wgetrc_file(command: str | None) -> str | None:
 def written_files(name: str, values: Sequence[str | None]) -> list[str | None]:
     """The files (and target directories) ``name`` writes: the ``-t`` directories, else the
     last of two or more operands (every operand of ``install -d``); for wget the ``-O``
-    document, the ``-o``/``-a`` log and the other files it saves, and ``-P``'s directory."""
-    read = read_options(WRITERS[name], values)
+    document, the ``-o``/``-a`` log and the other files it saves, and ``-P``'s directory; for
+    curl the files of :data:`_CURL_WRITES` and where ``-O`` saves. Options after operands are
+    read both ways: as getopt permutes them, and as it reads them under ``POSIXLY_CORRECT``
+    (the first operand ends the options)."""
+    spec = WRITERS[name]
+    written = _written(name, read_options(spec, values), values)
+    in_order = _written(name, read_options(replace(spec, permute=False), values), values)
+    return written + [w for w in in_order if w not in written]
+
+
+def _written(name: str, read: ReadOptions, values: Sequence[str | None]) -> list[str | None]:
     if name == "curl":
         return [v for v in _curl_writes(read, values) if v not in {"-", ""}]
     if name == "wget":
@@ -161,17 +175,28 @@ def written_files(name: str, values: Sequence[str | None]) -> list[str | None]:
 
 
 def _curl_writes(read: ReadOptions, values: Sequence[str | None]) -> list[str | None]:
-    """What curl writes: each file option's file, and for ``-O``/``--remote-name-all`` the
-    URL's last path segment in ``--output-dir`` (the server's name with ``-J``: unknown)."""
-    written = [v for key in _CURL_WRITES for v in read.values(key)]
+    """What curl writes: each file option's file, ``-o`` files inside ``--output-dir`` (unknown
+    when a ``#N`` takes a part of a URL glob), and for ``-O``/``--remote-name-all`` the URL's
+    last path segment there (the server's name with ``-J``: unknown)."""
+    directories = read.values("output-dir")
+    directory = directories[-1] if directories else ""
+    written = [v for key in _CURL_WRITES if key != "o" for v in read.values(key)]
+    written += [_in_output_dir(output, directory) for output in read.values("o")]
     if read.given("O") or read.given("remote-name-all"):
-        directories = read.values("output-dir")
-        directory = directories[-1] if directories else ""
         urls = [values[i] for i in read.operands] + read.values("url")
         written += [_remote_name(url, directory) for url in urls]
         if read.given("J"):
             written.append(None)
     return written
+
+
+def _in_output_dir(output: str | None, directory: str | None) -> str | None:
+    """Where ``curl -o OUTPUT`` writes: inside ``--output-dir`` unless absolute."""
+    if output is None or directory is None or _URL_GLOB_PART.search(output):
+        return None
+    if output == "-" or not directory or output.startswith("/"):
+        return output
+    return posixpath.join(directory, output)
 
 
 def _remote_name(url: str | None, directory: str | None) -> str | None:

@@ -1,0 +1,67 @@
+"""What a wrapper's own options do: :class:`WrapperRules`, the part of the walk
+(:class:`~._walk.Walk`) that judges them once :mod:`._wrapper_commands` has read the line —
+``env NAME=value`` and ``sudo NAME=value`` words whose value some program runs, strace's
+``-o`` (a file it writes, or with ``|`` / ``!`` a shell command it pipes the trace to), and a
+line the wrapper would not read as tether did (every place its command may start is judged)."""
+
+from __future__ import annotations
+
+from ._call import display
+from ._find_walk import FindRules
+from ._parse import Word
+from ._program_kinds import SENSITIVE_ENV
+from ._words import is_option
+from ._wrapper_commands import Wrapped
+
+__all__ = ["WrapperRules"]
+
+_MAX_MISREAD_STARTS = 8
+"""How many places a command may start that the deny rules judge, for a wrapper misread."""
+
+
+class WrapperRules(FindRules):
+    """A wrapper's options, judged; the commands they hold go to the walk's deny rules."""
+
+    def _evidence(self, readings: list[str], depth: int, why: str) -> None:
+        """The walk's judgement of code found in the words (:meth:`~._walk.Walk._evidence`)."""
+        raise NotImplementedError
+
+    def _wrapper_environment(
+        self, name: str, words: tuple[Word, ...], wrapped: Wrapped, depth: int
+    ) -> None:
+        """``env NAME=value`` and ``sudo NAME=value``: a value some program runs is judged."""
+        assigned = wrapped.options.values("=")
+        first = wrapped.options.first_operand
+        if name == "env" and first is not None:
+            assigned = [w.value for w in words[first : wrapped.start or len(words)]]
+        for text in assigned:
+            variable, eq, value = (text or "").partition("=")
+            if eq and SENSITIVE_ENV.match(variable):
+                why = f"{name} {variable}=...: a command some program may run"
+                self._evidence([value], depth, why)
+
+    def _misread_wrapper(
+        self, name: str, words: tuple[Word, ...], problem: str, depth: int
+    ) -> None:
+        """A wrapper line tether cannot read as the wrapper does: a person's call, and the deny
+        rules judge every place the command might start."""
+        shown = display(name, words)
+        self._approve(f"{shown}: its options cannot be read as {name} reads them: {problem}")
+        starts = [i for i, w in enumerate(words) if not is_option(w.value)][:_MAX_MISREAD_STARTS]
+        readings = [" ".join(w.raw for w in words[i:]) for i in starts]
+        self._evidence(readings, depth, f"{shown}: where the command may start")
+
+    def _wrapper_outputs(
+        self, name: str, words: tuple[Word, ...], wrapped: Wrapped, depth: int
+    ) -> None:
+        """``strace -o FILE`` writes FILE; ``-o '|CMD'`` and ``-o '!CMD'`` pipe the trace to
+        CMD, run by a shell."""
+        if name != "strace":
+            return
+        shown = display(name, words)
+        for output in wrapped.options.values("o"):
+            if output is not None and output[:1] in ("|", "!"):
+                self._approve(f"{shown}: pipes its trace to a shell command")
+                self._evidence([output[1:]], depth, f"{shown}: the command its trace goes to")
+            else:
+                self._path(shown, output, "write")
