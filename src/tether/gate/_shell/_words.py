@@ -82,6 +82,8 @@ def not_files(call: Call) -> set[str]:
     if name == "sed":  # a script in one reading of its arguments may be a file in the other
         sed = read_sed_arguments(rest)
         skipped.update(s for s in sed.scripts if s is not None and s not in sed.files)
+    if name in _EXCLUDING:
+        skipped.update(_exclude_patterns(name, rest))
     if name in _PATTERN_FIRST:
         takes = frozenset({"-e", "--regexp", "-f", "--file", "-m", "-A", "-B", "-C", "-g", "-t",
                            "--arg", "--argjson", "--glob", "-T", "--type"})  # fmt: skip
@@ -91,6 +93,35 @@ def not_files(call: Call) -> set[str]:
             skipped.update({first} if first is not None else set())
         skipped.update(v for k in ("-e", "--regexp") for v in opts.valued.get(k, []) if v)
     return skipped
+
+
+_EXCLUDING = {"tar": ("--exclude", "--include"), "rsync": ("--exclude", "--include"),
+              "zip": ("-x", "-i", "--exclude", "--include")}  # fmt: skip
+"""Options whose values are patterns of files left out (or in), not files read."""
+
+
+def _exclude_patterns(name: str, values: Values) -> set[str]:
+    """``tar --exclude=.env``, ``rsync --exclude .env``, ``zip -r a.zip . -x .env``: the
+    patterns, as the words they are. A pattern that is also an operand of its own is left in,
+    since that word is read."""
+    options = _EXCLUDING[name]
+    patterns: list[str] = []
+    words = [v for v in values if v is not None]
+    index = 0
+    while index < len(words):
+        word = words[index]
+        index += 1
+        option, eq, _ = word.partition("=")
+        if eq and option in options:
+            patterns.append(word)
+        elif word in options:
+            while index < len(words) and not words[index].startswith("-"):
+                patterns.append(words[index])
+                index += 1
+                if name != "zip":  # zip's -x and -i take every word up to the next option
+                    break
+    attached = {p for p in patterns if p.startswith("-")}  # --exclude=PATTERN: one word
+    return attached | {p for p in patterns if words.count(p) == 1}
 
 
 def shell_fed_by_output(cmd: Command) -> str | None:
