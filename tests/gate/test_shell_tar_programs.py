@@ -56,9 +56,9 @@ def test_every_program_the_real_tar_runs_is_judged(tmp_path: Path, spelling: str
 @pytest.mark.parametrize(
     "command",
     [
-        "tar -czf out.tgz --exclude .env .",
-        "tar --exclude=.env -czf out.tgz .",
-        "tar -czf out.tgz --exclude='*.env' .",
+        "tar -czf out.tgz --exclude .env src",
+        "tar --exclude=.env -czf out.tgz src",
+        "tar -czf out.tgz --exclude='*.env' src",
     ],
 )
 def test_a_secret_left_out_of_the_archive_is_not_read(tmp_path: Path, command: str):
@@ -66,13 +66,14 @@ def test_a_secret_left_out_of_the_archive_is_not_read(tmp_path: Path, command: s
     way to archive a project without its secrets is not a secret read (it was denied)."""
     if shutil.which("tar") is None:
         pytest.skip("needs tar")
-    (tmp_path / ".env").write_text("TOKEN=x\n")
-    (tmp_path / "a.txt").write_text("a\n")
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / ".env").write_text("TOKEN=x\n")
+    (tmp_path / "src" / "a.txt").write_text("a\n")
     subprocess.run(["bash", "-c", command], cwd=tmp_path, check=True, timeout=30)
     listed = subprocess.run(["tar", "-tzf", "out.tgz"], cwd=tmp_path, capture_output=True,
                             text=True, check=True).stdout  # fmt: skip
     assert ".env" not in listed and "a.txt" in listed
     policy = ShellPolicy(PathPolicy(str(tmp_path), home="/root"))
     assert policy.classify(command).decision != "deny", command
-    assert policy.classify("tar -czf out.tgz .env").decision == "deny"
-    assert policy.classify("tar -czf out.tgz --exclude .env .env").decision == "deny"
+    assert policy.classify("tar -czf out.tgz src/.env").decision == "deny"
+    assert policy.classify("tar -czf out.tgz --exclude src/.env src/.env").decision == "deny"

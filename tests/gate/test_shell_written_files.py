@@ -201,3 +201,29 @@ def test_with_posixly_correct_the_options_after_an_operand_are_operands(
 
 def test_curl_fills_a_hash_number_from_the_url_glob_so_the_file_is_not_known():
     assert written_files("curl", ["http://h/{a,b}", "-o", ".git/#1/pre-commit"]) == [None]
+
+
+@pytest.mark.parametrize(
+    ("name", "spelling"),
+    [("cp", "src/.bashrc out"), ("mv", "src/.bashrc out/"), ("cp", "-t out src/.bashrc"),
+     ("ln", "-s src/.bashrc out"), ("install", "src/.bashrc out")],
+)  # fmt: skip
+def test_a_file_copied_into_a_directory_is_written_there_under_its_name(
+    tmp_path: Path, name: str, spelling: str
+):
+    """``cp x/.bashrc ~`` writes ``~/.bashrc``: the persistence rule must see the name the
+    file gets in the directory, not only the directory (this matters when the workspace is
+    the home directory)."""
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / ".bashrc").write_text("echo hi\n")
+    (tmp_path / "out").mkdir()
+    argv = shlex.split(spelling)
+    subprocess.run([name, *argv], cwd=tmp_path, capture_output=True, check=False, timeout=20)
+    assert (tmp_path / "out" / ".bashrc").exists() or (tmp_path / "out" / ".bashrc").is_symlink()
+    written = written_files(name, argv)
+    assert any((w or "").endswith("out/.bashrc") for w in written), written
+    home = tmp_path / "home"
+    home.mkdir()
+    policy = ShellPolicy(PathPolicy(str(home), home=str(home)))  # the workspace is the home
+    command = f"{name} {spelling.replace('out', '~')}"
+    assert policy.classify(command).decision == "deny", command

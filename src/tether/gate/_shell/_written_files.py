@@ -168,10 +168,27 @@ def _written(name: str, read: ReadOptions, values: Sequence[str | None]) -> list
         return [v for v in written if v not in {"-", ""}]
     operands = [values[i] for i in read.operands]
     if read.given("t"):
-        return read.values("t")
+        directories = read.values("t")
+        return directories + _into(directories, operands)
     if name == "install" and read.given("d"):
         return operands
-    return operands[-1:] if len(operands) >= 2 else []
+    if len(operands) < 2:
+        return []
+    return [operands[-1], *_into(operands[-1:], operands[:-1])]
+
+
+def _into(directories: list[str | None], sources: list[str | None]) -> list[str | None]:
+    """What a copy, move or link of ``sources`` into ``directories`` writes: each source's
+    name there (``cp x/.bashrc ~`` writes ``~/.bashrc``); ``None`` where a part expands at run
+    time."""
+    written: list[str | None] = []
+    for directory in directories:
+        for source in sources:
+            if directory is None or source is None:
+                written.append(None)
+            elif name := posixpath.basename(source.rstrip("/")):
+                written.append(posixpath.join(directory, name))
+    return written
 
 
 def _curl_writes(read: ReadOptions, values: Sequence[str | None]) -> list[str | None]:
