@@ -187,3 +187,20 @@ async def test_results_can_be_wrapped_as_untrusted_data(workspace: Path) -> None
     (result,) = await run(gate, tools_for(workspace), ("read", {"path": "notes.txt"}))
     assert text(result) == boundary.wrap("hello")
     assert text(result).startswith(boundary.opening) and "hello" in text(result)
+
+
+@pytest.mark.skipif(not BubblewrapSandbox.available(), reason="bubblewrap is not usable here")
+@pytest.mark.parametrize("where", ["home", "above home"])
+async def test_a_workspace_that_holds_the_home_asks_though_sandboxed(
+    workspace: Path, where: str
+) -> None:
+    """There the sandboxed command could write ~/.bashrc, which runs outside the sandbox at the
+    next login: the sandbox does not stand in for a person, and the person is asked."""
+    home = workspace.parent / "home"
+    root = home if where == "home" else workspace.parent
+    approver = ScriptedApprover()  # denies what it is not told to allow
+    gate = Gate("normal", approver, workspace=str(root))
+    (result,) = await run(gate, tools_for(root), ("bash", {"command": "touch made.txt"}))
+    assert result.is_error and not (root / "made.txt").exists()
+    assert [r.args["command"] for r in approver.requests] == ["touch made.txt"]
+    assert [r.decided_by for r in gate.records] == ["approver"]

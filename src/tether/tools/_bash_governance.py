@@ -3,10 +3,16 @@ unproven background start needs a person, and session memory keys on the normali
 
 An ``allow`` of the shell policy puts :data:`PROVED_READ_ONLY` into the call, so the tool runs
 what the policy proved in the read-only jail where bubblewrap exists.
+
+The sandbox stands in for a person (normal mode) only where it keeps what runs later outside it
+safe. A workspace that is the home directory, or holds it, leaves the shell's startup files
+(``.bashrc``, ``.profile``) writable to the sandboxed command, and they run outside it at the next
+login: there bash's commands ask as if unsandboxed (:func:`holds_home`).
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
@@ -15,7 +21,7 @@ from tether.gate import Governance, Policies, Verdict
 
 from ._git_commands import git_write_reason
 
-__all__ = ["PROVED_READ_ONLY", "bash_governance"]
+__all__ = ["PROVED_READ_ONLY", "bash_governance", "holds_home"]
 
 PROVED_READ_ONLY = "proved_read_only"
 """The argument an ``allow`` of the shell policy puts into a ``bash`` call (through
@@ -29,9 +35,17 @@ def bash_governance(cwd: str, sandboxed: bool) -> Governance:
     return Governance(
         policy_check=_classify_command,
         action_key=_normalised_command,
-        sandboxed=sandboxed,
+        sandboxed=sandboxed and not holds_home(cwd),
         needs_person=_bash_needs_person,
     )
+
+
+def holds_home(workspace: str, home: str | None = None) -> bool:
+    """Whether ``workspace`` is the home directory (``home``, default this user's) or holds
+    it, symlinks resolved."""
+    root = os.path.realpath(workspace)
+    home_directory = os.path.realpath(home if home is not None else os.path.expanduser("~"))
+    return home_directory == root or home_directory.startswith(root.rstrip("/") + "/")
 
 
 def _classify_command(args: Mapping[str, Any], policies: Policies) -> Verdict:
