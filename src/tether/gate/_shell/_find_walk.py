@@ -7,6 +7,7 @@ nothing else."""
 from __future__ import annotations
 
 import posixpath
+from collections.abc import Callable
 from typing import Any
 
 from .._verdict import Verdict
@@ -24,9 +25,9 @@ __all__ = ["FindRules"]
 class FindRules(FileRules):
     """``find``'s actions, judged; the command an ``-exec`` runs goes back to the walk."""
 
-    def _call(self, name: str, words: tuple[Word, ...], cmd: Command, depth: int) -> list[Any]:
-        """The walk's judgement of one command (:meth:`~._walk.Walk._call`)."""
-        raise NotImplementedError
+    _call: Callable[[str, tuple[Word, ...], Command, int], list[Any]]
+    """The walk's judgement of one command (:meth:`~._walk.Walk._call`), where the command an
+    ``-exec`` runs goes."""
 
     def _find(self, call: Call, words: tuple[Word, ...], cmd: Command, depth: int) -> None:
         values = call.values

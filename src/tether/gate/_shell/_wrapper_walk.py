@@ -6,6 +6,8 @@ line the wrapper would not read as tether did (every place its command may start
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from ._call import display
 from ._find_walk import FindRules
 from ._parse import Word
@@ -22,9 +24,8 @@ _MAX_MISREAD_STARTS = 8
 class WrapperRules(FindRules):
     """A wrapper's options, judged; the commands they hold go to the walk's deny rules."""
 
-    def _evidence(self, readings: list[str], depth: int, why: str) -> None:
-        """The walk's judgement of code found in the words (:meth:`~._walk.Walk._evidence`)."""
-        raise NotImplementedError
+    _evidence: Callable[[list[str], int, str], None]
+    """The walk's judgement of code found in the words (:meth:`~._walk.Walk._evidence`)."""
 
     def _wrapper_environment(
         self, name: str, words: tuple[Word, ...], wrapped: Wrapped, depth: int
