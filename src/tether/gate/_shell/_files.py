@@ -49,16 +49,19 @@ class FileRules:
         values = call.values
         if call.name == "git" and git_subcommand(values)[0] == "grep":
             return
+        copies = call.name in COPIERS
         for value in values:
-            if value is None or value in targets or not rules.might_be_secret(value):
+            if value is None or value in targets:
                 continue
             for candidate in dict.fromkeys((value, *re.split(r"[=:@,]", value))):
-                kind = rules.secret_kind(self.paths.best(candidate)) if candidate else None
+                if not candidate or not rules.might_be_secret(candidate):
+                    continue
+                kind = rules.secret_kind(self.paths.best(candidate))
                 if kind is not None:
                     self._deny(f"{call.display}: reads {kind} ({candidate})")
                     return
-            best = self.paths.best(value)
-            if call.name in COPIERS and rules.secret_directory(best, self.paths.home):
+            # the home may be spelled as any path to it (/root, /home/alice/, ../..)
+            if copies and rules.secret_directory(self.paths.best(value), self.paths.home):
                 self._deny(f"{call.display}: copies {value}, a directory holding secrets")
                 return
 

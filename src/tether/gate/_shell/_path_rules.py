@@ -103,9 +103,11 @@ _SECRET_DIRS = frozenset({".ssh", ".aws", ".gnupg", ".kube", ".docker"})
 
 
 def secret_directory(path: str, home: str) -> bool:
-    """``path`` is a home directory or a directory of secrets (for commands that copy trees)."""
+    """``path`` is the home directory, a directory that holds it (``/``, ``/home``), or a
+    directory of secrets (for commands that copy or search trees)."""
     parts = path_components(path)
-    return path == home or (bool(parts) and parts[-1] in _SECRET_DIRS)
+    holds_home = path.startswith("/") and (home + "/").startswith(path.rstrip("/") + "/")
+    return path == home or holds_home or (bool(parts) and parts[-1] in _SECRET_DIRS)
 
 
 _RC_FILES = word_set(
