@@ -18,6 +18,7 @@ from collections.abc import Callable
 from functools import lru_cache
 from typing import NamedTuple, TypeAlias
 
+from ._archives import tar_written, unzip_written
 from ._call import Call, Values, git_subcommand, parse_options
 from ._code import code_commands, forks_without_bound, interpreter_rule
 from ._getopt import read_options
@@ -374,6 +375,10 @@ def write_targets(call: Call) -> list[str | None]:
         return parse_options(values).positionals
     if name in WRITERS:
         return written_files(name, values)
+    if name == "tar":
+        return tar_written(values)
+    if name == "unzip":
+        return unzip_written(values)
     if name in ("sudo", "sudoedit"):  # sudo -e (sudoedit) edits, as root, the files it names
         read = read_options(GRAMMARS["sudo"], values)
         edits = name == "sudoedit" or read.given("e")

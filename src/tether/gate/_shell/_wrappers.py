@@ -14,8 +14,9 @@ import shlex
 from collections.abc import Callable
 from typing import NamedTuple
 
+from ._archives import TAR, tar_old_style
 from ._call import Values
-from ._getopt import grammar, read_options
+from ._getopt import read_options
 from ._sed import sed_effects
 from ._sed_arguments import SedArguments, read_sed_arguments
 
@@ -198,36 +199,6 @@ def _expect(values: Values) -> Unwrapped:
     return Unwrapped(None, tuple(scripts), "runs an expect script")
 
 
-_TAR = grammar(
-    "ab:cdf:g:hijklmnoprstuvwxzABC:F:GH:I:JK:L:MN:OPRST:UV:WX:Z0123456789",
-    "absolute-names acls add-file= after-date= anchored append atime-preserve=? auto-compress "
-    "backup=? block-number blocking-factor= bzip2 catenate check-device check-links "
-    "checkpoint-action= checkpoint=? clamp-mtime compare compress concatenate confirmation "
-    "create/c delay-directory-restore delete dereference diff directory=/C exclude-backups "
-    "exclude-caches exclude-caches-all exclude-caches-under exclude-from= "
-    "exclude-ignore-recursive= exclude-ignore= exclude-tag-all= exclude-tag-under= "
-    "exclude-tag= exclude-vcs exclude-vcs-ignores exclude= extract/x file=/f files-from= "
-    "force-local format= full-time get/x group-map= group= gunzip/z gzip/z hard-dereference "
-    "help hole-detection= ignore-case ignore-command-error ignore-failed-read ignore-zeros "
-    "incremental index-file= info-script=/F interactive keep-directory-symlink "
-    "keep-newer-files keep-old-files label= level= list/t listed-incremental= lzip lzma lzop "
-    "mode= mtime= multi-volume new-volume-script=/F newer-mtime= newer= no-acls no-anchored "
-    "no-auto-compress no-check-device no-delay-directory-restore no-ignore-case "
-    "no-ignore-command-error no-null no-overwrite-dir no-quote-chars= no-recursion "
-    "no-same-owner no-same-permissions no-seek no-selinux no-unquote no-verbatim-files-from "
-    "no-wildcards no-wildcards-match-slash no-xattrs null numeric-owner occurrence=? "
-    "old-archive one-file-system one-top-level=? overwrite overwrite-dir owner-map= owner= "
-    "pax-option= portability posix preserve-order preserve-permissions quote-chars= "
-    "quoting-style= read-full-records record-size= recursion recursive-unlink remove-files "
-    "restrict rmt-command= rsh-command= same-order same-owner same-permissions seek selinux "
-    "show-defaults show-omitted-dirs show-snapshot-field-ranges show-stored-names "
-    "show-transformed-names skip-old-files sort= sparse sparse-version= starting-file= "
-    "strip-components= suffix= tape-length= test-label to-command= to-stdout/O totals=? touch "
-    "transform= uncompress ungzip/z unlink-first unquote update usage use-compress-program=/I "
-    "utc verbatim-files-from verbose/v verify version volno-file= warning= wildcards "
-    "wildcards-match-slash xattrs xattrs-exclude= xattrs-include= xform= xz zstd",
-)
-"""GNU tar 1.34's options (argp: getopt's rules for clusters, values and abbreviations)."""
 _TAR_RUNS = ("I", "F", "to-command", "rsh-command", "rmt-command")
 """The options whose value is a program tar runs (``-I``, ``-F``, ``--to-command``...)."""
 _TAR_PROGRAMS = ("--to-command", "--use-compress-program", "--info-script",
@@ -239,7 +210,7 @@ def _tar(values: Values) -> Unwrapped:
     attached values, abbreviations, the old style (``tar xIf CMD a.tar``: the letters of the
     first word, their values the words after it, in order). A line tar would not read so is
     also scanned word by word, and what either reading finds is judged."""
-    read = read_options(_TAR, _tar_old_style(values))
+    read = read_options(TAR, tar_old_style(values))
     scripts = [v for key in _TAR_RUNS for v in read.values(key) if v is not None]
     for action in read.values("checkpoint-action"):
         kind, _, command = (action or "").partition("=")
@@ -247,20 +218,6 @@ def _tar(values: Values) -> Unwrapped:
     if read.problem is not None:
         scripts += [s for s in _tar_scanned(values) if s not in scripts]
     return Unwrapped(None, tuple(scripts), "runs programs while archiving")
-
-
-def _tar_old_style(values: Values) -> list[str | None]:
-    """``tar cvf A F`` as ``tar -c -v -f A F``."""
-    first = values[0] if values else None
-    if first is None or first.startswith("-"):
-        return list(values)
-    rest = list(values[1:])
-    spelled: list[str | None] = []
-    for letter in first:
-        spelled.append(f"-{letter}")
-        if _TAR.short.get(letter) == "required" and rest:
-            spelled.append(rest.pop(0))
-    return spelled + rest
 
 
 def _tar_scanned(values: Values) -> list[str]:
