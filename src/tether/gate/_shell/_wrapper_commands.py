@@ -54,7 +54,12 @@ GRAMMARS: dict[str, Grammar] = {
     "exec": grammar("+cla:"),
     "command": grammar("+pvV"),
     "builtin": grammar("+"),
-    "time": grammar("+p"),
+    # GNU time 1.9, which /usr/bin/time, `command time` and `env time` run; bash's keyword
+    # `time` takes only -p, and runs a word -o or -f as the command (which is not found).
+    "time": grammar(
+        "+af:o:pqvhV",
+        "append/a format=/f output=/o portability/p quiet/q verbose/v help/h version/V",
+    ),
     # strace 6.1, as `strace --help` lists its options.
     "strace": grammar(
         "+a:Ab:cCdDe:E:fFhiI:kno:O:p:P:qrs:S:tTu:U:vVwxX:yYzZ",
@@ -71,7 +76,7 @@ GRAMMARS: dict[str, Grammar] = {
 }
 """Every wrapper whose options :func:`read_wrapper` reads, with its getopt grammar."""
 
-_LOOKS_UP = {"command": "vV", "sudo": "lKVve", "strace": "hV"}
+_LOOKS_UP = {"command": "vV", "sudo": "lKVve", "strace": "hV", "time": "hV"}
 """Options with which the wrapper runs no command (``command -v`` looks one up)."""
 
 
