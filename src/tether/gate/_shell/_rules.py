@@ -22,6 +22,7 @@ from ._archives import tar_written, unzip_written
 from ._call import Call, Values, git_subcommand, parse_options
 from ._code import code_commands, forks_without_bound, interpreter_rule
 from ._getopt import read_options
+from ._output_files import OUTPUT_WRITERS, output_files
 from ._path_rules import (
     HARMLESS_DEVICES,
     destroys_system_or_home,
@@ -400,7 +401,10 @@ def write_targets(call: Call) -> list[str | None]:
     if name == "git":  # diff's --output=FILE, or --output FILE (git's parse-options takes both)
         following = itertools.pairwise((*values, None))
         return [v.partition("=")[2] if v != "--output" else after for v, after in following
-                if v is not None and (v == "--output" or v.startswith("--output="))]  # fmt: skip
+                if v is not None and (v == "--output" or v.startswith("--output="))
+                ] + output_files(name, values)  # fmt: skip
+    if name in OUTPUT_WRITERS:
+        return output_files(name, values)
     return []
 
 

@@ -17,6 +17,7 @@ from typing import NamedTuple
 from ._archives import TAR, tar_old_style
 from ._call import Values
 from ._getopt import read_options
+from ._output_files import SPLIT
 from ._sed import sed_effects
 from ._sed_arguments import SedArguments, read_sed_arguments
 
@@ -239,6 +240,35 @@ def _tar_scanned(values: Values) -> list[str]:
     return scripts
 
 
+def _split(values: Values) -> Unwrapped | None:
+    """``split --filter=COMMAND``: each piece goes to COMMAND, run by a shell."""
+    filters = tuple(f for f in read_options(SPLIT, values).values("filter") if f is not None)
+    return Unwrapped(None, filters, "runs a shell command on each piece") if filters else None
+
+
+_SQLITE_SHELL = ("shell", "system")
+_SQLITE_PIPED = ("once", "output", "import", "read")
+"""sqlite3's dot-commands that take ``|COMMAND``: a command they run for output or input."""
+
+
+def _sqlite(values: Values) -> Unwrapped | None:
+    """sqlite3's dot-commands given as arguments (``sqlite3 x.db '.shell CMD'``, ``-cmd``): the
+    shell commands ``.shell`` / ``.system`` run and the ``|COMMAND`` of ``.once``, ``.output``,
+    ``.import`` and ``.read``. The shell takes any prefix of a dot-command's name (``.sh``)."""
+    scripts: list[str] = []
+    for value in values:
+        for line in (value or "").splitlines():
+            name, _, rest = line.strip().partition(" ")
+            command = name[1:].lower() if name.startswith(".") else ""
+            rest = rest.strip()
+            if len(command) > 1 and any(c.startswith(command) for c in _SQLITE_SHELL):
+                scripts.append(rest)
+            elif command and any(c.startswith(command) for c in _SQLITE_PIPED):
+                scripts += [rest[1:]] if rest.startswith("|") else []
+    found = tuple(s for s in scripts if s)
+    return Unwrapped(None, found, "runs shell commands from its arguments") if found else None
+
+
 def _zip(values: Values) -> Unwrapped:
     scripts: list[str] = []
     for index, value in enumerate(values):
@@ -429,7 +459,7 @@ def _applet(values: Values) -> Unwrapped:
                      "runs an applet")  # fmt: skip
 
 
-WRAPPERS: dict[str, Callable[[Values], Unwrapped]] = {
+WRAPPERS: dict[str, Callable[[Values], Unwrapped | None]] = {
     "watch": _watch,
     "ltrace": lambda v: _argv(v, "-o -e -p -s -u -a -n -A -D -F -x -L", "oepsuanADFxL"),
     "flock": _flock,
@@ -460,6 +490,8 @@ WRAPPERS: dict[str, Callable[[Values], Unwrapped]] = {
     ),
     "expect": _expect,
     "tar": _tar,
+    "split": _split,
+    "sqlite3": _sqlite,
     "zip": _zip,
     "trap": _trap,
     "rsync": _rsync,
@@ -503,6 +535,7 @@ WRAPPERS: dict[str, Callable[[Values], Unwrapped]] = {
 
 
 def unwrap(name: str, values: Values) -> Unwrapped | None:
-    """What ``name`` with these arguments runs, or ``None`` when it is not such a program."""
+    """What ``name`` with these arguments runs, or ``None`` when it is not such a program (or
+    this line of it runs nothing)."""
     reader = WRAPPERS.get(name)
     return reader(values) if reader is not None else None

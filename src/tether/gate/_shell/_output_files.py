@@ -1,0 +1,233 @@
+"""Files that filters and converters write where their command line says, read as each program
+reads its options: ``uniq IN OUT``, ``shuf -o``, ``iconv -o``, ``split`` and ``csplit``'s
+prefix, ``xxd IN OUT``, ``script FILE`` (and its logs), openssl's ``-out``, ``patch`` (the file
+it patches, ``-o``, ``-r``, the directory ``-d`` names), and the directory ``git clone`` or
+``git init`` makes.
+
+Each writes content the command chooses: ``uniq evil.txt ~/.bashrc`` plants a startup file as
+``cat evil.txt > ~/.bashrc`` does, and ``git clone URL /root/x`` writes outside the workspace
+as ``cp -r x /root/x`` does — and each was ``approve``, which runs unasked in yolo mode, where
+the plain spelling is denied.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+
+from ._getopt import Grammar, ReadOptions, grammar, read_options
+from ._path_rules import word_set
+
+__all__ = ["OUTPUT_WRITERS", "SPLIT", "output_files"]
+
+Words = Sequence[str | None]
+
+_UNIQ = grammar(
+    "cdDf:is:uw:z",
+    "all-repeated=? count/c repeated/d group=? ignore-case/i skip-fields=/f skip-chars=/s "
+    "unique/u check-chars=/w zero-terminated/z help version",
+    numeric=True,
+)
+_SHUF = grammar(
+    "ei:n:o:rz",
+    "echo/e input-range=/i head-count=/n output=/o random-source= repeat/r zero-terminated/z "
+    "help version",
+)
+_ICONV = grammar("f:t:clo:s", "from-code=/f to-code=/t list/l output=/o silent/s verbose help "
+                 "usage version")  # fmt: skip
+_CSPLIT = grammar(
+    "b:f:kn:sqz",
+    "suffix-format=/b prefix=/f keep-files/k digits=/n quiet/q silent/s elide-empty-files/z "
+    "suppress-matched help version",
+)
+SPLIT = grammar(
+    "0123456789C:a:b:del:n:t:ux",
+    "additional-suffix= bytes=/b line-bytes=/C elide-empty-files/e filter= lines=/l number=/n "
+    "separator=/t unbuffered/u suffix-length=/a numeric-suffixes=?/d hex-suffixes=?/x verbose "
+    "help version",
+)
+"""coreutils 9.1's split (``--filter=COMMAND`` runs a shell command: :mod:`._wrappers`)."""
+_SCRIPT = grammar(
+    "+aB:c:eE:fI:O:qm:T:t::Vh",
+    "append/a command=/c echo=/E return/e flush/f force log-io=/B log-input=/I "
+    "log-output=/O log-timing=/T logging-format=/m quiet/q timing=?/t version/V help/h",
+)
+_PATCH = grammar(
+    "bB:cd:D:eEfF:g:i:lnNo:p:r:RstTuvV:xY:z:Z",
+    "backup/b prefix=/B context/c directory=/d ifdef=/D ed/e remove-empty-files/E force/f "
+    "fuzz=/F get=/g input=/i ignore-whitespace/l normal/n forward/N output=/o strip=/p "
+    "reject-file=/r reverse/R quiet/s silent/s batch/t set-time/T unified/u version/v "
+    "version-control=/V debug=/x basename-prefix=/Y suffix=/z set-utc/Z dry-run posix "
+    "merge=? reject-format= read-only= follow-symlinks help binary no-backup-if-mismatch "
+    "backup-if-mismatch verbose quoting-style=",
+)
+"""GNU patch 2.7: it refuses file names in a diff that are absolute or climb with ``..``, so
+what it patches lies under ``-d DIR`` (or the working directory)."""
+
+
+def _both_readings(spec: Grammar, values: Words, written: Callable[[ReadOptions, Words],
+                   list[str | None]]) -> list[str | None]:  # fmt: skip
+    """``written`` of the line read as getopt permutes it, and as under ``POSIXLY_CORRECT``."""
+    found = written(read_options(spec, values), values)
+    in_order = written(read_options(replace(spec, permute=False), values), values)
+    return found + [w for w in in_order if w not in found]
+
+
+def _operand(read: ReadOptions, values: Words, position: int) -> list[str | None]:
+    return [values[read.operands[position]]] if len(read.operands) > position else []
+
+
+def _uniq(read: ReadOptions, values: Words) -> list[str | None]:
+    return _operand(read, values, 1)  # uniq [INPUT [OUTPUT]]
+
+
+def _option_files(key: str) -> Callable[[ReadOptions, Words], list[str | None]]:
+    return lambda read, _values: [v for v in read.values(key) if v != "-"]
+
+
+def _csplit(read: ReadOptions, values: Words) -> list[str | None]:
+    prefix = (read.values("f") or ["xx"])[-1]
+    return [None if prefix is None else prefix + "00"]
+
+
+def _split(read: ReadOptions, values: Words) -> list[str | None]:
+    if read.given("filter"):  # each piece goes to the command, not to a file
+        return []
+    prefix = _operand(read, values, 1) or ["x"]
+    suffix = (read.values("additional-suffix") or [""])[-1]
+    if prefix[0] is None or suffix is None:
+        return [None]
+    return [prefix[0] + "aa" + suffix]
+
+
+def _script(read: ReadOptions, values: Words) -> list[str | None]:
+    logs = [v for key in ("B", "I", "O", "T") for v in read.values(key)]
+    logs += [v for v in read.values("t") if v]
+    named = _operand(read, values, 0)
+    return named + logs if named or logs else ["typescript"]
+
+
+def _patch(read: ReadOptions, values: Words) -> list[str | None]:
+    if read.given("dry-run"):
+        return []
+    written = [v for key in ("o", "r") for v in read.values(key) if v != "-"]
+    directory = (read.values("d") or ["."])[-1]
+    patched = _operand(read, values, 0)  # patch [ORIGFILE [PATCHFILE]]
+    if patched and directory is not None and patched[0] is not None:
+        patched = [posixpath.join(directory, patched[0])]
+    return written + (patched if patched else [directory])
+
+
+_OPENSSL_OUTPUTS = frozenset({"-out", "--out", "-keyout", "--keyout"})
+
+
+def _openssl(values: Words) -> list[str | None]:
+    """openssl's ``-out FILE`` (``--out``, ``-out=FILE``) in any of its commands."""
+    written: list[str | None] = []
+    for index, value in enumerate(values):
+        option, eq, attached = (value or "").partition("=")
+        if option in _OPENSSL_OUTPUTS:
+            following = values[index + 1] if index + 1 < len(values) else ""
+            written.append(attached if eq else following)
+    return [w for w in written if w != ""]
+
+
+_XXD_VALUED = {"c": "ols", "g": "roupsize", "l": "en", "n": "ame", "o": "ffset", "s": "eek",
+               "R": ""}  # fmt: skip
+"""xxd's options that take a value, with the rest of their long spelling (``-cols 8``)."""
+
+
+def _xxd(values: Words) -> list[str | None]:
+    """``xxd [options] [INFILE [OUTFILE]]``: xxd reads its options by their first letter, with a
+    value attached (``-c8``) or, after a spelled-out name (``-cols``), as the next word."""
+    index = 0
+    while index < len(values):
+        word = values[index]
+        if word is None:
+            return [None]
+        if word == "--":
+            index += 1
+            break
+        if not word.startswith("-") or word == "-":
+            break
+        spelled = word[1:] if word.startswith("--") else word
+        rest = _XXD_VALUED.get(spelled[1:2])
+        index += 1
+        if rest is not None and (len(spelled) == 2 or spelled[2:].startswith(rest[:3] or "\0")):
+            index += 1
+    operands = values[index:]
+    return [operands[1]] if len(operands) > 1 else []
+
+
+_GIT_CLONE_VALUED = word_set(
+    "-b --branch -o --origin -u --upload-pack --reference --reference-if-able --depth -c "
+    "--config --separate-git-dir --template -j --jobs --filter --shallow-since "
+    "--shallow-exclude --server-option --bundle-uri --ref-format"
+)
+
+
+def _git(values: Words) -> list[str | None]:
+    """The directory ``git clone URL [DIR]`` or ``git init [DIR]`` makes (inside ``git -C``)."""
+    base: str | None = ""
+    index = 0
+    while index < len(values) and (values[index] or "").startswith("-"):
+        if values[index] == "-C" and index + 1 < len(values):
+            following = values[index + 1]
+            base = None if following is None or base is None else posixpath.join(base, following)
+        index += 2 if values[index] in ("-C", "-c", "--git-dir", "--work-tree") else 1
+    subcommand = values[index] if index < len(values) else None
+    if subcommand not in ("clone", "init"):
+        return []
+    operands: list[str | None] = []
+    rest = values[index + 1 :]
+    position = 0
+    while position < len(rest):
+        word = rest[position]
+        position += 1
+        if word == "--":
+            operands += rest[position:]
+            break
+        if word is not None and word.startswith("-"):
+            position += "=" not in word and word in _GIT_CLONE_VALUED
+            continue
+        operands.append(word)
+    directory: str | None
+    if subcommand == "init":
+        directory = operands[0] if operands else "."
+    elif len(operands) > 1:
+        directory = operands[1]
+    elif operands and operands[0] is not None:
+        name = posixpath.basename(operands[0].rstrip("/").removesuffix(".git"))
+        directory = name.rpartition(":")[2] or "."
+    else:
+        directory = None
+    if directory is None or base is None:
+        return [None]
+    return [posixpath.join(base, directory)]
+
+
+_READ: dict[str, tuple[Grammar, Callable[[ReadOptions, Words], list[str | None]]]] = {
+    "uniq": (_UNIQ, _uniq),
+    "shuf": (_SHUF, _option_files("o")),
+    "iconv": (_ICONV, _option_files("o")),
+    "csplit": (_CSPLIT, _csplit),
+    "split": (SPLIT, _split),
+    "script": (_SCRIPT, _script),
+    "patch": (_PATCH, _patch),
+}
+_OWN_READERS: dict[str, Callable[[Words], list[str | None]]] = {
+    "openssl": _openssl,
+    "xxd": _xxd,
+    "git": _git,
+}
+OUTPUT_WRITERS = frozenset(_READ) | frozenset(_OWN_READERS)
+
+
+def output_files(name: str, values: Words) -> list[str | None]:
+    """The files ``name`` (one of :data:`OUTPUT_WRITERS`) writes (``None``: one not known
+    before it runs)."""
+    if name in _OWN_READERS:
+        return _OWN_READERS[name](values)
+    spec, written = _READ[name]
+    return _both_readings(spec, values, written)
