@@ -118,3 +118,24 @@ def test_an_extraction_that_may_write_anywhere_is_not_known_before_it_runs():
 def test_a_chain_of_directories_is_followed():
     assert tar_written(["-xf", "a.tar", "-C", "d1", "-C", "d2"]) == ["d1", "d1/d2"]
     assert tar_written(["-xf", "a.tar", "-C", "/tmp", "-C", "x"]) == ["/tmp", "/tmp/x"]
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["tar -xf a.tar -C ~", "tar xf a.tar -C /root", "unzip a.zip -d ~/.ssh", "unzip a.zip -d /",
+     "cd ~ && tar -xf /tmp/a.tar", "tar -xf a.tar --directory=/root/", "cd / && unzip /tmp/a.zip"],
+)  # fmt: skip
+@pytest.mark.parametrize("workspace", ["/root", "/"])
+def test_an_extraction_into_the_home_is_denied_even_in_a_workspace_that_holds_it(
+    command: str, workspace: str
+):
+    """Its members are not known before it runs: ``.bashrc``, ``.ssh/authorized_keys``."""
+    verdict = ShellPolicy(PathPolicy(workspace, home="/root")).classify(command)
+    assert verdict.decision == "deny", (command, verdict.reasons)
+    assert any("where an archive can plant" in reason for reason in verdict.reasons)
+
+
+def test_an_extraction_below_the_home_is_judged_by_the_workspace():
+    policy = ShellPolicy(PathPolicy("/root/project", home="/root"))
+    assert policy.classify("cd /root/project && tar -xf a.tar -C vendor").decision == "approve"
+    assert policy.classify("cd /root/project && tar -xf a.tar -C ..").decision == "deny"

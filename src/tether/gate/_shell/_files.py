@@ -22,6 +22,7 @@ from ._words import COPIERS
 __all__ = ["FileRules"]
 
 _MAX_GLOB_MATCHES = 64
+_EXTRACTORS = frozenset({"tar", "unzip"})
 
 
 class FileRules:
@@ -63,6 +64,19 @@ class FileRules:
             # the home may be spelled as any path to it (/root, /home/alice/, ../..)
             if copies and rules.secret_directory(self.paths.best(value), self.paths.home):
                 self._deny(f"{call.display}: copies {value}, a directory holding secrets")
+                return
+
+    def _extracted_into(self, call: Call, targets: list[str | None]) -> None:
+        """An archive extracted into the home, a directory above it or one of secrets may plant
+        anything there (its members are not known before it runs): ``.bashrc``, keys."""
+        if call.name not in _EXTRACTORS:
+            return
+        for target in targets:
+            if target is not None and rules.secret_directory(
+                self.paths.best(target), self.paths.home
+            ):
+                self._deny(f"{call.display}: extracts into {target}, where an archive can plant "
+                           "startup files and keys")  # fmt: skip
                 return
 
     # --- files -------------------------------------------------------------------------------

@@ -482,6 +482,7 @@ class Walk(WrapperRules):
         targets = rules.write_targets(call)
         for target in targets:
             self._path(call.display, target, "write")
+        self._extracted_into(call, targets)
         reads = rules.read_only_paths(call.name, call.values)
         if call.name not in NOT_READING:
             self._secrets(call, {t for t in targets if t is not None} | not_files(call)
