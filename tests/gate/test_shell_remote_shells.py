@@ -135,3 +135,29 @@ def test_sudo_runs_the_command_after_k_and_edits_the_files_after_e(tmp_path: Pat
     """sudo's ``-k`` invalidates the cached credentials and, with a command, runs it (sudo's
     ``parse_args.c``); ``-e`` edits the files as root."""
     assert _policy(tmp_path).classify(command).decision == "deny", command
+
+
+_LTRACE = ["-o trace.txt", "-otrace.txt", "--output=trace.txt", "--output trace.txt",
+           "--outp trace.txt", "-So trace.txt", "-f -o trace.txt", "-A 5 -o trace.txt",
+           "-Ca 5 -o trace.txt", "-e malloc -o trace.txt", "-n2 --demangle -o trace.txt",
+           "--config /dev/null -o trace.txt", "-L -o trace.txt --"]  # fmt: skip
+
+
+@pytest.mark.parametrize("spelling", _LTRACE)
+def test_every_command_ltrace_runs_and_every_file_it_writes_is_judged(
+    tmp_path: Path, spelling: str
+):
+    """ltrace was read by a loose reader that skipped words: ``ltrace -A 5 rm -rf ~`` and its
+    ``-o FILE`` (a write, ``ltrace -o ~/.bashrc true``) were not read as ltrace reads them."""
+    if shutil.which("ltrace") is None:
+        pytest.skip("needs ltrace")
+    done = subprocess.run(["ltrace", *shlex.split(spelling), "touch", "pwned"], cwd=tmp_path,
+                          capture_output=True, check=False, timeout=60)  # fmt: skip
+    if not (tmp_path / "pwned").exists() and b"ptrace" in done.stderr.lower():
+        pytest.skip("ltrace cannot trace here (ptrace is not allowed)")
+    assert (tmp_path / "pwned").exists(), f"ltrace {spelling} runs touch: {done.stderr[-300:]!r}"
+    assert (tmp_path / "trace.txt").exists(), f"ltrace {spelling} writes trace.txt"
+    policy = _policy(tmp_path)
+    assert policy.classify(f"ltrace {spelling} rm -rf ~").decision == "deny"
+    planted = f"ltrace {spelling.replace('trace.txt', '~/.bashrc')} true"
+    assert policy.classify(planted).decision == "deny", planted

@@ -57,7 +57,7 @@ WRAPPER_OPTIONS = {
     "xargs": "-a --arg-file -d --delimiter -E -I -L --max-lines -n --max-args -P --max-procs -s "
     "--max-chars --process-slot-var",
     **dict.fromkeys(("nohup", "command", "builtin", "time", "setsid", "coproc", "busybox", "bunx",
-                     "pnpx", "uvx", "strace"), ""),
+                     "pnpx", "uvx", "strace", "ltrace"), ""),
 }  # fmt: skip
 WRAPPER_RAISES = {
     "sudo": "runs as another user", "doas": "runs as another user", "exec": "replaces the shell",

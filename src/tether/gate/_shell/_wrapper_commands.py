@@ -1,12 +1,13 @@
 """Where the command a wrapper runs starts, read as the wrapper itself reads its options.
 
-``env``, ``sudo``, ``timeout``, ``nice``, ``xargs``, ``strace`` and their kin read their options
-with ``getopt_long`` (bash's ``exec`` and ``command`` with bash's own getopt, which has the same
-rules for short options): a reader that knew only ``-u NAME`` took ``env -vu HOME rm -rf ~``
-to run ``HOME``, and ``timeout --sig KILL 5 rm -rf ~`` to run ``5``. Each grammar here is the
-one the program declares (coreutils 9, findutils 4.9, util-linux 2.38, sudo 1.9, bash 5), read
-by :mod:`._getopt`; what comes between the options and the command (``timeout``'s duration,
-``env``'s ``-`` and ``NAME=value`` words) is skipped as the program skips it.
+``env``, ``sudo``, ``timeout``, ``nice``, ``xargs``, ``strace``, ``ltrace`` and their kin read their
+options with ``getopt_long`` (bash's ``exec`` and ``command`` with bash's own getopt, which has
+the same rules for short options): a reader that knew only ``-u NAME`` took
+``env -vu HOME rm -rf ~`` to run ``HOME``, and ``timeout --sig KILL 5 rm -rf ~`` to run ``5``.
+Each grammar here is the one the program declares (coreutils 9, findutils 4.9, util-linux 2.38,
+sudo 1.9, ltrace 0.7, bash 5), read by :mod:`._getopt`; what comes between the options and the
+command (``timeout``'s duration, ``env``'s ``-`` and ``NAME=value`` words) is skipped as the
+program skips it.
 """
 
 from __future__ import annotations
@@ -73,10 +74,16 @@ GRAMMARS: dict[str, Grammar] = {
         "successful-only/z summary/C summary-only/c summary-wall-clock/w syscall-number/n "
         "tips=? version/V",
     ),
+    # ltrace 0.7.3, as Debian builds it (no -w).
+    "ltrace": grammar(
+        "+cfhiLrStTVbCa:A:D:e:F:l:n:o:p:s:u:x:X:",
+        "align=/a config=/F debug=/D demangle/C help/h indent=/n library=/l output=/o "
+        "version/V no-signals/b",
+    ),
 }
 """Every wrapper whose options :func:`read_wrapper` reads, with its getopt grammar."""
 
-_LOOKS_UP = {"command": "vV", "sudo": "lKVve", "strace": "hV", "time": "hV"}
+_LOOKS_UP = {"command": "vV", "sudo": "lKVve", "strace": "hV", "ltrace": "hV", "time": "hV"}
 """Options with which the wrapper runs no command (``command -v`` looks one up)."""
 
 

@@ -1,9 +1,9 @@
 """What a wrapper's own options do: :class:`WrapperRules`, the part of the walk
 (:class:`~._walk.Walk`) that judges them once :mod:`._wrapper_commands` has read the line —
-``env NAME=value`` and ``sudo NAME=value`` words whose value some program runs, strace's and
-GNU time's ``-o`` (a file each writes; strace's, with ``|`` / ``!``, a shell command it pipes
-the trace to), and a line the wrapper would not read as tether did (every place its command
-may start is judged)."""
+``env NAME=value`` and ``sudo NAME=value`` words whose value some program runs, strace's,
+ltrace's and GNU time's ``-o`` (a file each writes; strace's, with ``|`` / ``!``, a shell
+command it pipes the trace to), and a line the wrapper would not read as tether did (every
+place its command may start is judged)."""
 
 from __future__ import annotations
 
@@ -56,10 +56,10 @@ class WrapperRules(FindRules):
     def _wrapper_outputs(
         self, name: str, words: tuple[Word, ...], wrapped: Wrapped, depth: int
     ) -> None:
-        """``strace -o FILE`` and GNU ``time -o FILE`` write FILE (time's ``-f`` chooses what
-        it holds); strace's ``-o '|CMD'`` and ``-o '!CMD'`` pipe the trace to CMD, run by a
-        shell."""
-        if name not in ("strace", "time"):
+        """``strace -o FILE``, ``ltrace -o FILE`` and GNU ``time -o FILE`` write FILE (time's
+        ``-f`` chooses what it holds); strace's ``-o '|CMD'`` and ``-o '!CMD'`` pipe the trace
+        to CMD, run by a shell."""
+        if name not in ("strace", "ltrace", "time"):
             return
         shown = display(name, words)
         for output in wrapped.options.values("o"):

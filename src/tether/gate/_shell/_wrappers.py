@@ -461,7 +461,6 @@ def _applet(values: Values) -> Unwrapped:
 
 WRAPPERS: dict[str, Callable[[Values], Unwrapped | None]] = {
     "watch": _watch,
-    "ltrace": lambda v: _argv(v, "-o -e -p -s -u -a -n -A -D -F -x -L", "oepsuanADFxL"),
     "flock": _flock,
     "chroot": lambda v: _argv(v, "--userspec --groups", extra=1),
     "unshare": lambda v: _argv(v, "-S --setuid -G --setgid -R --root -w --wd", "SGRw"),
