@@ -262,6 +262,7 @@ class Walk(WrapperRules):
                 continue
             if name in WRAPPER_RAISES:
                 self._approve(f"{display(name, words)}: {WRAPPER_RAISES[name]}")
+                self._runner(name, words, depth)  # npx -c SCRIPT, npx --registry URL CMD
             inner = self._wrapped(name, words, cmd, depth)
             if inner is None:
                 break
@@ -293,6 +294,7 @@ class Walk(WrapperRules):
         if name == "find":
             self._find(call, words, cmd, depth)
             return [_Effect(call, "other")]
+        self._runner(name, words, depth)
         if name in ("su", "runuser"):
             opts = parse_options(call.values, frozenset({"-c", "--command", "-s", "-g"}))
             for script in opts.valued.get("-c", []) + opts.valued.get("--command", []):

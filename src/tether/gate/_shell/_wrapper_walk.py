@@ -13,6 +13,7 @@ from ._call import display
 from ._find_walk import FindRules
 from ._parse import Word
 from ._program_kinds import SENSITIVE_ENV
+from ._runners import runner_readings
 from ._words import is_option
 from ._wrapper_commands import Wrapped
 
@@ -52,6 +53,17 @@ class WrapperRules(FindRules):
         starts = [i for i, w in enumerate(words) if not is_option(w.value)][:_MAX_MISREAD_STARTS]
         readings = [" ".join(w.raw for w in words[i:]) for i in starts]
         self._evidence(readings, depth, f"{shown}: where the command may start")
+
+    def _runner(self, name: str, words: tuple[Word, ...], depth: int) -> None:
+        """``uv run CMD``, ``npx -c SCRIPT`` ... (:mod:`._runners`): every place the command it
+        runs may start, and every script it hands to a shell, is judged by the deny rules."""
+        readings = runner_readings(name, tuple(w.value for w in words))
+        if readings is None:
+            return
+        shown = display(name, words)
+        starts = [" ".join(w.raw for w in words[i:]) for i in readings.starts]
+        self._evidence(starts, depth, f"{shown}: where the command it runs may start")
+        self._evidence(list(readings.scripts), depth, f"{shown}: the shell script it runs")
 
     def _wrapper_outputs(
         self, name: str, words: tuple[Word, ...], wrapped: Wrapped, depth: int
