@@ -27,6 +27,7 @@ from __future__ import annotations
 import asyncio
 import os
 import posixpath
+import stat
 from collections.abc import Callable, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass, field
@@ -280,6 +281,10 @@ class PathPolicy:
                 return Verdict.deny(f"secret: {rule} — {shown}")
         inside = _is_within(resolved, roots.workspace_real)
         if access == "read":
+            if inside and self._resolver is None and _has_other_names(resolved):
+                return Verdict.approve(
+                    f"read of a file with other names (hard links; one may be a secret) — {shown}"
+                )
             if inside:
                 return Verdict.allow(f"read inside the workspace — {shown}")
             if _within_any(resolved, others_real):
@@ -414,3 +419,13 @@ def _is_within(path: str, root: str) -> bool:
 
 def _printable(path: str) -> str:
     return path if path.isprintable() else repr(path)
+
+
+def _has_other_names(path: str) -> bool:
+    """Whether ``path`` is a regular file with more than one name: a hard link made to
+    ``~/.ssh/id_rsa`` inside the workspace reads as the key, and no path rule sees it."""
+    try:
+        status = os.stat(path)
+    except OSError:
+        return False
+    return stat.S_ISREG(status.st_mode) and status.st_nlink > 1

@@ -126,10 +126,23 @@ class PathChecks:
                         return verdict.reasons[0] if verdict.reasons else entry.path
                 elif entry.is_dir(follow_symlinks=False):
                     pending.append(entry.path)
+                elif entry.is_file(follow_symlinks=False) and _other_names(entry):
+                    return (
+                        f"a file with other names (hard links; one may be a secret) — {entry.path}"
+                    )
         return None
 
 
 _IGNORE_FILES = frozenset({".ignore", ".rgignore", ".gitignore"})
+
+
+def _other_names(entry: os.DirEntry[str]) -> bool:
+    """A regular file with more than one name: a hard link to ``~/.ssh/id_rsa`` reads as the
+    key under a name no secret rule knows."""
+    try:
+        return entry.stat(follow_symlinks=False).st_nlink > 1
+    except OSError:
+        return True
 
 
 def _whitelists(path: str) -> bool:

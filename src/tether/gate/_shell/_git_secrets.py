@@ -63,7 +63,9 @@ _NO_CONTENT_OPTIONS = _words(
 )
 """Options of log-like commands that only select commits or format what is not file content
 (``--stat`` names files, ``--format`` has no placeholder for content). Values follow them."""
-_NO_CONTENT_PREFIXES = ("-S", "-G", "-n")
+_NO_CONTENT_PREFIXES = ("-n",)
+"""(``-S``/``-G``, the pickaxe, print no content but search it: a yes or no per guess reads a
+committed secret as surely as printing it.)"""
 _INSTEAD_OF_PATCH = _words(
     "--stat --shortstat --numstat --summary --name-only --name-status -s --no-patch --raw --quiet"
 )

@@ -172,8 +172,8 @@ _READERS_BY_SPEC: dict[str, CommandSpec] = {
                   "--ignore-space-change --ignore-blank-lines --ignore-case --text "
                   "--side-by-side --normal --minimal --strip-trailing-cr "
                   "--suppress-common-lines --report-identical-files --expand-tabs "
-                  "--initial-tab --show-c-function --color", "--unified --context --width "
-                  "--color"),
+                  "--initial-tab --show-c-function --color --unified --context",
+                  "--unified --context --width --color"),  # --unified[=N]: a value only with =
     "cmp": _spec("slb", "n", "--silent --quiet --verbose --print-bytes", "--bytes"),
     "md5sum": _SUMS, "sha1sum": _SUMS, "sha256sum": _SUMS, "sha512sum": _SUMS, "b2sum": _SUMS,
     "cksum": _spec(),
@@ -208,8 +208,9 @@ _READERS_BY_SPEC: dict[str, CommandSpec] = {
     "sleep": _spec(operands="text"),
     "hostname": _spec(operands="none"),
     "printf": _spec(operands="text"),
-    "date": _spec("uRI", "d", "--utc --universal --rfc-email", "--date --iso-8601 --rfc-3339",
-                  operands="text"),
+    # -I[FMT] takes its value only attached, and an operand not starting with + sets the clock
+    "date": _spec("uR", "d", "--utc --universal --rfc-email --iso-8601",
+                  "--date --iso-8601 --rfc-3339", operands="text"),
     "realpath": _spec("emsqPLz", "", "--canonicalize-existing --canonicalize-missing "
                       "--no-symlinks --strip --quiet --logical --physical --zero",
                       operands="listed"),
@@ -294,6 +295,8 @@ def _operands_read(
     name: str, spec: CommandSpec, operands: list[str], files: list[str], seen: dict[str, list[str]]
 ) -> Reading | Refusal:
     """What the operands name, once the options are read: files, listings, searched trees."""
+    if name == "date" and any(not operand.startswith("+") for operand in operands):
+        return "date MMDDhhmm: an operand that is not a +FORMAT sets the clock"
     if spec.operands == "text":
         return Reading(tuple(files))
     if spec.operands == "none":
