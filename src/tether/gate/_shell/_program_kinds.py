@@ -13,6 +13,7 @@ __all__ = [
     "EVALUATING",
     "NETWORK",
     "NOT_READING",
+    "OPTIONS_ENV",
     "SAFE_ENV",
     "SEARCHERS",
     "SECRET_VARIABLE",
@@ -22,6 +23,7 @@ __all__ = [
     "SYSTEM_BIN",
     "WRAPPER_OPTIONS",
     "WRAPPER_RAISES",
+    "environment_readings",
 ]
 
 SYSTEM_BIN = frozenset({"/bin", "/sbin", "/usr/bin", "/usr/sbin", "/usr/local/bin"})
@@ -47,6 +49,25 @@ SENSITIVE_ENV = re.compile(
     r"GLOBIGNORE|GIT_\w+|PAGER|MANPAGER|LESS\w*|EDITOR|VISUAL|PYTHON\w+|PERL5\w+|RUBYOPT|NODE_OPTIONS|"
     r"RSYNC_RSH|RSYNC_CONNECT_PROG|CVS_RSH|SSH_ASKPASS|SUDO_ASKPASS|FCEDIT)$"
 )
+OPTIONS_ENV = {
+    "TAR_OPTIONS": "tar {} -x -f x.tar", "UNZIP": "unzip {} x.zip", "UNZIPOPT": "unzip {} x.zip",
+    "ZIPOPT": "zip {} x.zip f", "ZIP": "zip {} x.zip f",
+}  # fmt: skip
+"""Variables a program reads as options put before its own (``TAR_OPTIONS='-C /root'``): the
+value is judged as those options on a plain command line of that program."""
+
+
+def environment_readings(name: str, value: str) -> list[str]:
+    """The shell text a variable's value stands for, to judge: a command some program runs
+    (``GIT_SSH_COMMAND``), a function bash imports (``BASH_FUNC_f%%='() { ...; }'``), options a
+    program reads (``TAR_OPTIONS``); none for a variable of no such kind."""
+    if name.startswith("BASH_FUNC_"):
+        return [value.removeprefix("()").strip()]
+    if name in OPTIONS_ENV:
+        return [OPTIONS_ENV[name].format(value)]
+    return [value] if SENSITIVE_ENV.match(name) else []
+
+
 # The options of each wrapper that take a value ("=": VAR=value words may follow them).
 WRAPPER_OPTIONS = {
     "sudo": "= -u -g -h -p -C -D -r -t -U -T -R --user --group --host --prompt --chdir --role "

@@ -51,6 +51,7 @@ from ._program_kinds import (
     SYSTEM_BIN,
     WRAPPER_OPTIONS,
     WRAPPER_RAISES,
+    environment_readings,
 )
 from ._words import (
     EXPANDS,
@@ -66,7 +67,7 @@ from ._words import (
     substitute,
 )
 from ._wrapper_commands import GRAMMARS, read_wrapper
-from ._wrapper_walk import WrapperRules
+from ._wrapper_walk import SETS_A_VARIABLE, WrapperRules
 from ._wrappers import WRAPPERS, unwrap
 
 __all__ = ["Walk"]
@@ -179,10 +180,10 @@ class Walk(WrapperRules):
                 self._approve(f"{name}=...: changes how later commands run")
             elif cmd.name is None:
                 self.verdicts.append(Verdict.allow(f"{name}=...: sets a shell variable"))
-            if value is not None and SENSITIVE_ENV.match(name):
-                self._evidence([value], depth, f"{name}=...: a command some program may run")
-            if value is None and cmd.name is None:
+            if value is None:  # GIT_SSH_COMMAND=$X git fetch: what $X holds, unsplit
                 value = self._expanded_value(assignment.value)
+            if value is not None and (readings := environment_readings(name, value)):
+                self._evidence(readings, depth, f"{name}=...: a command some program may run")
             if value is not None and STORED_CODE.search(value):
                 self._evidence([value], depth, f"{name}=...: holds code bash may run later")
             if cmd.name is None and value is not None:
@@ -277,11 +278,8 @@ class Walk(WrapperRules):
         call = Call(name, values, display(name, words), self.paths)
         if any(SECRET_VARIABLE.search(w.raw) for w in words):
             self._approve(f"{call.display}: uses a variable that looks like a secret")
-        for variable, _, value in (v.partition("=") for v in call.values if v and "=" in v):
-            if (name == "alias" and self._aliases_expand()) or (
-                name in DECLARATIONS and SENSITIVE_ENV.match(variable)
-            ):
-                self._evidence([value], depth, f"{call.display}: defines a command")
+        if name in DECLARATIONS or name in SETS_A_VARIABLE:
+            self._declared(name, call, words, cmd, depth)
         if name in SHELLS:
             return [self._shell(call, words, cmd, depth)]
         if name == "eval":

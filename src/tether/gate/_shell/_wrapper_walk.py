@@ -1,24 +1,27 @@
 """What a wrapper's own options do: :class:`WrapperRules`, the part of the walk
 (:class:`~._walk.Walk`) that judges them once :mod:`._wrapper_commands` has read the line —
-``env NAME=value`` and ``sudo NAME=value`` words whose value some program runs, strace's,
-ltrace's and GNU time's ``-o`` (a file each writes; strace's, with ``|`` / ``!``, a shell
-command it pipes the trace to), and a line the wrapper would not read as tether did (every
-place its command may start is judged)."""
+``env NAME=value`` and ``sudo NAME=value`` words whose value some program runs (and
+``export``, ``read`` and ``printf -v`` of such a variable), strace's, ltrace's and GNU time's
+``-o`` (a file each writes; strace's, with ``|`` / ``!``, a shell command it pipes the trace
+to), runners (``uv run CMD``), and a line the wrapper would not read as tether did (every place
+its command may start is judged)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from ._call import display
+from ._call import Call, display
 from ._find_walk import FindRules
-from ._parse import Word
-from ._program_kinds import SENSITIVE_ENV
+from ._parse import Command, Word
+from ._program_kinds import SENSITIVE_ENV, environment_readings
 from ._runners import runner_readings
-from ._words import is_option
+from ._words import fed_words, is_option
 from ._wrapper_commands import Wrapped
 
-__all__ = ["WrapperRules"]
+__all__ = ["SETS_A_VARIABLE", "WrapperRules"]
 
+SETS_A_VARIABLE = frozenset({"read", "printf"})
+"""Builtins that set a variable from text (``read NAME <<< text``, ``printf -v NAME text``)."""
 _MAX_MISREAD_STARTS = 8
 """How many places a command may start that the deny rules judge, for a wrapper misread."""
 
@@ -28,6 +31,36 @@ class WrapperRules(FindRules):
 
     _evidence: Callable[[list[str], int, str], None]
     """The walk's judgement of code found in the words (:meth:`~._walk.Walk._evidence`)."""
+    _expanded_value: Callable[[Word], str | None]
+    """A word as bash assigns it, expanded and unsplit (:meth:`~._walk.Walk._expanded_value`)."""
+    _aliases_expand: Callable[[], bool]
+    """Whether an alias defined here can run (:meth:`~._walk.Walk._aliases_expand`)."""
+
+    def _declared(
+        self, name: str, call: Call, words: tuple[Word, ...], cmd: Command, depth: int
+    ) -> None:
+        """``export NAME=value`` (the value as bash assigns it: expanded, never split),
+        ``alias``, and ``read NAME <<< text`` / ``printf -v NAME text``: a value some program
+        runs, or bash runs, is judged."""
+        if name in SETS_A_VARIABLE:
+            names = [w.value for w in words if w.value and SENSITIVE_ENV.match(w.value)]
+            if names and name == "read":
+                texts = [w.value if w.value is not None else w.raw for w in fed_words(cmd)]
+                self._evidence(texts, depth, f"{call.display}: reads a command into {names[0]}")
+            elif names and any(w.value == "-v" for w in words):  # printf -v NAME FORMAT
+                at = next(i for i, w in enumerate(words) if w.value == names[0])
+                text = " ".join(w.value if w.value is not None else w.raw for w in words[at + 1 :])
+                self._evidence([text], depth, f"{call.display}: sets {names[0]}")
+            return
+        for word in words:
+            given = word.value if word.value is not None else self._expanded_value(word)
+            variable, eq, value = (given or "").partition("=")
+            if not eq:
+                continue
+            if name == "alias" and self._aliases_expand():
+                self._evidence([value], depth, f"{call.display}: defines a command")
+            elif name != "alias" and (readings := environment_readings(variable, value)):
+                self._evidence(readings, depth, f"{call.display}: defines a command")
 
     def _wrapper_environment(
         self, name: str, words: tuple[Word, ...], wrapped: Wrapped, depth: int
@@ -39,9 +72,9 @@ class WrapperRules(FindRules):
             assigned = [w.value for w in words[first : wrapped.start or len(words)]]
         for text in assigned:
             variable, eq, value = (text or "").partition("=")
-            if eq and SENSITIVE_ENV.match(variable):
+            if eq and (readings := environment_readings(variable, value)):
                 why = f"{name} {variable}=...: a command some program may run"
-                self._evidence([value], depth, why)
+                self._evidence(readings, depth, why)
 
     def _misread_wrapper(
         self, name: str, words: tuple[Word, ...], problem: str, depth: int
