@@ -652,7 +652,9 @@ async def test_a_sync_transform_context_is_used() -> None:
 
 
 def test_agent_options_are_the_loop_options_the_agent_does_not_own() -> None:
-    owned = {"model", "stream_fn", "get_steering_messages", "get_follow_up_messages"}
+    owned = {
+        "model", "stream_fn", "get_steering_messages", "get_follow_up_messages", "before_execute"
+    }  # fmt: skip
     fields = {f.name for f in dataclasses.fields(AgentLoopConfig)} - owned
     assert set(AgentOptions.__optional_keys__) == fields
 
@@ -731,3 +733,31 @@ async def test_a_listener_failing_on_every_event_is_logged_once_then_counted(
         f"{per_run - 1} more time(s) in this run",
         f"{per_run} more time(s) in this run",
     ]
+
+
+@pytest.mark.parametrize("mode", ["parallel", "sequential"])
+async def test_listeners_have_seen_a_calls_start_before_the_tool_runs(mode: str) -> None:
+    """A session records ``tool_call_started`` from the start event; a tool that ran before its
+    listeners saw that event could run, be killed, and leave no record that it ever began."""
+    seen: list[str] = []
+    seen_when_run: dict[str, list[str]] = {}
+
+    async def execute(call_id: str, params: Any, signal: AbortSignal, on_update: Any) -> str:
+        seen_when_run[call_id] = list(seen)
+        return "ran"
+
+    calls = [faux_tool_call("work", {}, id=f"c{n}") for n in range(3)]
+    fm = FauxModel([faux_message(*calls), faux_message("done")])
+    agent = Agent(
+        model=fm.model, stream_fn=fm.stream, tools=[make_tool("work", execute)],
+        tool_execution=mode,
+    )  # fmt: skip
+    agent.subscribe(
+        lambda event: (
+            seen.append(event.tool_call_id) if event.type == "tool_execution_start" else None
+        )
+    )
+    await agent.prompt("go")
+    assert sorted(seen_when_run) == ["c0", "c1", "c2"]
+    for call_id, started in seen_when_run.items():
+        assert call_id in started, f"{call_id} ran before its listeners saw it start"

@@ -152,7 +152,11 @@ class Agent:
             await asyncio.shield(self._idle)
 
     def subscribe(self, listener: Listener) -> Callable[[], None]:
-        """Call ``listener(event)`` for every event; returns a function that unsubscribes."""
+        """Call ``listener(event)`` for every event; returns a function that unsubscribes.
+
+        A tool starts only once listeners have handled its ``tool_execution_start`` (and every
+        event before it), so a recorder's note that a call began is written before the call
+        can act; a listener must therefore never wait for the run itself."""
         self._listeners.append(listener)
 
         def unsubscribe() -> None:
@@ -224,6 +228,7 @@ class Agent:
             stream_fn=self.stream_fn,
             get_steering_messages=self._take_steering,
             get_follow_up_messages=self._take_follow_ups,
+            before_execute=self._listeners_caught_up,
             **self.loop_options,
         )
         self._derive_tool_set()  # the transcript may have been rewound or replaced

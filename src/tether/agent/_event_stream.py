@@ -17,8 +17,9 @@ Emit = Callable[[AgentEvent], None]
 class AgentEventStream:
     """Runs ``producer(emit)`` as a task (started by the first ``__anext__`` or ``result()``).
 
-    Events are buffered, so a slow consumer never loses one and the run never waits for its
-    consumer. ``await result()`` returns the run's new messages (and re-raises if the run itself
+    Events are buffered, so a slow consumer never loses one, and the run waits for its consumer
+    only where it asks to (:meth:`caught_up`: before a tool runs, before the queues are read).
+    ``await result()`` returns the run's new messages (and re-raises if the run itself
     failed, which the loop's own error handling makes a bug, not a normal outcome).
     """
 

@@ -285,6 +285,8 @@ class _Batch:
         assert tool is not None
         tool_call = call.tool_call
         try:
+            if self.config.before_execute is not None:  # listeners record the start first
+                await self.config.before_execute()
             output = await tool.execute(tool_call.id, call.args, self.signal, self.updater(call))
             if isinstance(output, AgentToolResult):
                 result, is_error = output, False

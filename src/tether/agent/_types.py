@@ -197,6 +197,11 @@ class AgentLoopConfig:
     """The tools to show the model in the next request, given the active ones (e.g. a remote
     hand's tools in place of the local ones); the response's calls resolve against them. A
     failing hook is logged and the active tools are shown."""
+    before_execute: Callable[[], Awaitable[None]] | None = None
+    """Awaited just before each tool's ``execute`` starts. An :class:`~tether.agent.Agent` sets
+    it to wait until its listeners have handled every event so far, so what they record of the
+    call's start (a session's ``tool_call_started``) is written before the tool can act: a run
+    killed mid-call then still says the call began."""
     max_result_lines: int | None = DEFAULT_MAX_LINES
     max_result_bytes: int | None = DEFAULT_MAX_BYTES
     """Every tool result's text is cut to these caps (``None``: no cap) before the
@@ -209,7 +214,8 @@ class AgentLoopConfig:
 
 class AgentOptions(TypedDict, total=False):
     """The :class:`AgentLoopConfig` fields an :class:`~tether.agent.Agent` takes as keyword
-    options (it owns ``model``, ``stream_fn`` and the steering and follow-up queues)."""
+    options (it owns ``model``, ``stream_fn``, the steering and follow-up queues and
+    ``before_execute``)."""
 
     convert_to_llm: ConvertToLlm | None
     transform_context: TransformContext | None
@@ -233,6 +239,7 @@ _CALLABLE_OPTIONS = (
     "after_tool_call",
     "get_steering_messages",
     "get_follow_up_messages",
+    "before_execute",
     "system_prompt_for",
 )
 
