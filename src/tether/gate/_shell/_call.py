@@ -8,6 +8,7 @@ normalised command with the paths it runs among.
 from __future__ import annotations
 
 import posixpath
+import re
 from dataclasses import dataclass, field
 from typing import NamedTuple, TypeAlias
 
@@ -69,6 +70,21 @@ def has_glob(text: str) -> bool:
     return "*" in text or "?" in text or "[" in text
 
 
+_PROC_ALIAS = re.compile(r"^/proc/(?:self|thread-self|\d+)/(root|cwd)(?=/|$)")
+
+
+def _without_proc_aliases(path: str, cwd: str | None) -> str | None:
+    """``/proc/self/root/root`` is ``/root`` (a process's ``root`` link is ``/`` outside a
+    chroot) and ``/proc/self/cwd/x`` is ``x`` in the working directory (``None``: unknown)."""
+    alias = _PROC_ALIAS.match(path)
+    if alias is None or not path.startswith("/proc/"):
+        return path
+    rest = path[alias.end() :]
+    if alias.group(1) == "cwd":
+        return None if cwd is None else posixpath.normpath(cwd + rest)
+    return rest or "/"
+
+
 @dataclass(frozen=True, slots=True)
 class Paths:
     """Resolves literal path words: ``~`` is ``home``; relative paths need a known ``cwd``."""
@@ -96,7 +112,7 @@ class Paths:
                 return None
             value = posixpath.expanduser(value)
         if value.startswith("/"):
-            return "/" + posixpath.normpath(value).lstrip("/")
+            return _without_proc_aliases("/" + posixpath.normpath(value).lstrip("/"), self.cwd)
         if self.cwd is None:
             return None
         return posixpath.normpath(posixpath.join(self.cwd, value))

@@ -15,7 +15,7 @@ from .._verdict import Verdict
 from . import _rules as rules
 from ._allow import PathChecks
 from ._budget import bounded_glob
-from ._call import Call, Paths, collapse, display, git_subcommand
+from ._call import Call, Paths, collapse, display, git_subcommand, has_glob
 from ._parse import Command
 from ._words import COPIERS
 
@@ -23,6 +23,19 @@ __all__ = ["FileRules"]
 
 _MAX_GLOB_MATCHES = 64
 _EXTRACTORS = frozenset({"tar", "unzip"})
+
+
+def _reads_trees(call: Call) -> bool:
+    """Commands that print or copy whole trees like the copiers: ``diff`` (``-rN`` prints every
+    file), ``git diff --no-index``, ``cmake -E copy_directory``."""
+    values = call.values
+    if call.name == "diff":
+        return True
+    if call.name == "git":
+        return git_subcommand(values)[0] == "diff" and "--no-index" in values
+    return call.name == "cmake" and values[:1] == ("-E",) and (values[1:2] or ("",))[0] in (
+        "copy_directory", "copy_directory_if_different"
+    )  # fmt: skip
 
 
 class FileRules:
@@ -50,7 +63,7 @@ class FileRules:
         values = call.values
         if call.name == "git" and git_subcommand(values)[0] == "grep":
             return
-        copies = call.name in COPIERS
+        copies = call.name in COPIERS or _reads_trees(call)
         for value in values:
             if value is None or value in targets:
                 continue
@@ -58,6 +71,8 @@ class FileRules:
                 if not candidate or not rules.might_be_secret(candidate):
                     continue
                 kind = rules.secret_kind(self.paths.best(candidate))
+                if kind is None and copies:  # a copy of ~/.ssh/work_key, a key by its place
+                    kind = self._secret_by_policy(candidate)
                 if kind is not None:
                     self._deny(f"{call.display}: reads {kind} ({candidate})")
                     return
@@ -65,6 +80,18 @@ class FileRules:
             if copies and rules.secret_directory(self.paths.best(value), self.paths.home):
                 self._deny(f"{call.display}: copies {value}, a directory holding secrets")
                 return
+
+    def _secret_by_policy(self, value: str) -> str | None:
+        """The path policy's secret rule for ``value`` (``~/.ssh/work_key``: a key by where it
+        is, not by its name), so ``cp ~/.ssh/work_key x`` is denied as ``cat`` of it is. Only
+        for copies: a program handed a credentials file to use (``--key-file creds.json``) is
+        a person's call, as before."""
+        resolved = self.paths.resolve(value) if self._path_policy is not None else None
+        if resolved is None or self._path_policy is None or has_glob(resolved):
+            return None
+        verdict = self._path_policy.check(resolved, "read")
+        secret = [r for r in verdict.reasons if r.startswith("secret:")]
+        return secret[0].partition(" — ")[0] if verdict.decision == "deny" and secret else None
 
     def _extracted_into(self, call: Call, targets: list[str | None]) -> None:
         """An archive extracted into the home, a directory above it or one of secrets may plant

@@ -7,7 +7,7 @@ import fnmatch
 import posixpath
 from collections.abc import Sequence
 
-__all__ = ["exec_placeholder", "find_roots"]
+__all__ = ["exec_placeholders", "find_roots"]
 
 
 def find_roots(values: Sequence[str | None]) -> tuple[list[str | None], int, int]:
@@ -22,11 +22,17 @@ def find_roots(values: Sequence[str | None]) -> tuple[list[str | None], int, int
     return list(values[start:index]) or ["."], start, index
 
 
-def exec_placeholder(root: str | None, narrowed: str | None) -> str:
-    """What ``{}`` is for ``root``: the root itself, unless a ``-name`` pattern the root does not
-    match narrows the search — then ``{}`` is a found file below it, never the root."""
-    if narrowed is not None and root:
-        name = posixpath.basename(root.rstrip("/")) or "/"
-        if not fnmatch.fnmatchcase(name, narrowed):
-            return posixpath.join(root, "found")
-    return root or "{}"
+def exec_placeholders(root: str | None, narrowed: str | None) -> list[str]:
+    """What ``{}`` may be for ``root``: the root itself, unless a ``-name`` pattern the root does
+    not match narrows the search — then a found file below it, never the root; and every file
+    below it (``root/*``, or ``root/**/PATTERN`` when narrowed), so ``find ~/.ssh -type f -exec
+    cat {} +`` is judged as ``cat ~/.ssh/*``."""
+    if not root:
+        return ["{}"]
+    if narrowed is None:
+        return [root, posixpath.join(root, "*")]
+    below = posixpath.join(root, "**", narrowed)
+    name = posixpath.basename(root.rstrip("/")) or "/"
+    if not fnmatch.fnmatchcase(name, narrowed):
+        return [posixpath.join(root, "found"), below]
+    return [root, below]

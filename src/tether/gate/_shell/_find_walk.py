@@ -14,7 +14,7 @@ from .._verdict import Verdict
 from . import _rules as rules
 from ._call import Call
 from ._files import FileRules
-from ._find_operands import exec_placeholder, find_roots
+from ._find_operands import exec_placeholders, find_roots
 from ._parse import Command, Word
 from ._program_kinds import DELETERS
 from ._words import narrowed_by
@@ -43,9 +43,11 @@ class FindRules(FileRules):
                 self._approve(f"{call.display}: find -exec runs a command for each file")
                 narrowed = narrowed_by(values[start + len(roots) : index])
                 for root in roots if end > index else ():
-                    fill = exec_placeholder(root, narrowed)
-                    filled = [Word(w.raw, w.value and w.value.replace("{}", fill)) for w in words]
-                    self._call("command", tuple(filled[index:end]), cmd, depth)
+                    for fill in exec_placeholders(root, narrowed):
+                        filled = [
+                            Word(w.raw, w.value and w.value.replace("{}", fill)) for w in words
+                        ]
+                        self._call("command", tuple(filled[index:end]), cmd, depth)
             runs = (
                 posixpath.basename(values[index] or "") if executes and index < len(values) else ""
             )
