@@ -35,6 +35,7 @@ from ._expand import Environment, brace_expand, expand_word
 from ._heredoc import heredoc_disagreements
 from ._indirect import indirect_readings
 from ._lex import as_bash_reads_it, differs_from_the_parser
+from ._make_eval import makefile_scripts
 from ._parse import Command, Script, ShellParser, Word
 from ._program_kinds import (
     DECLARATIONS,
@@ -67,7 +68,7 @@ from ._words import (
 )
 from ._wrapper_commands import GRAMMARS, read_wrapper
 from ._wrapper_walk import WrapperRules
-from ._wrappers import WRAPPERS, unwrap
+from ._wrappers import is_wrapper, unwrap
 
 __all__ = ["Walk"]
 
@@ -251,8 +252,8 @@ class Walk(WrapperRules):
 
     def _call(self, name: str, words: tuple[Word, ...], cmd: Command, depth: int) -> list[_Effect]:
         """Unwrap wrappers, then classify the command they run."""
-        while name in WRAPPERS or name in WRAPPER_OPTIONS:
-            if name in WRAPPERS:
+        while is_wrapper(name) or name in WRAPPER_OPTIONS:
+            if is_wrapper(name):
                 inner = self._program(name, words, depth)
                 if inner is None:
                     break
@@ -323,6 +324,11 @@ class Walk(WrapperRules):
             self._approve(f"{shown}: {unwrapped.why}")
         for code in unwrapped.scripts:
             self._nested(code, depth, shown)
+        starts = [" ".join(w.raw for w in words[i:]) for i in unwrapped.may_start]
+        self._evidence(starts, depth, f"{shown}: where the command it runs may start")
+        if unwrapped.program is not None and unwrapped.argv is not None:
+            program = Word(shlex.quote(unwrapped.program), unwrapped.program)
+            return (program, *words[unwrapped.argv :])
         if unwrapped.argv is None:
             return None
         if words[unwrapped.argv].value is None:
@@ -545,9 +551,7 @@ class Walk(WrapperRules):
             return
         self._approve(f"{call.display}: runs recipes from a makefile it is fed")
         for word in fed_words(cmd):
-            for line in (word.value or "").splitlines():
-                if line.startswith("\t"):
-                    self._evidence([line.strip().lstrip("@-+")], 1, f"{call.display}: a recipe")
+            self._evidence(makefile_scripts(word.value or ""), 1, f"{call.display}: a recipe")
 
     # --- pipelines ---------------------------------------------------------------------------
 

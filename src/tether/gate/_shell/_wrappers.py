@@ -12,24 +12,19 @@ from __future__ import annotations
 import re
 import shlex
 from collections.abc import Callable
-from typing import NamedTuple
 
 from ._archives import TAR, tar_old_style
 from ._call import Values
 from ._getopt import read_options
+from ._make_eval import make_eval
 from ._output_files import SPLIT
+from ._perf import perf
 from ._sed import sed_effects
 from ._sed_arguments import SedArguments, read_sed_arguments
+from ._unwrapped import Unwrapped
+from ._wrappers_more import MORE_WRAPPERS, gdb_program, is_loader, run_by_loader
 
-__all__ = ["WRAPPERS", "Unwrapped", "unwrap"]
-
-
-class Unwrapped(NamedTuple):
-    argv: int | None
-    """Index of the first argument of the command it executes, if it executes one."""
-    scripts: tuple[str, ...]
-    """Shell code it runs."""
-    why: str
+__all__ = ["WRAPPERS", "Unwrapped", "is_wrapper", "unwrap"]
 
 
 def _skip(values: Values, start: int, valued: frozenset[str], short_valued: str = "") -> int:
@@ -362,6 +357,13 @@ def _runuser(values: Values) -> Unwrapped:
     return _argv(values, valued, "ugGsw")
 
 
+def _gdb(values: Values) -> Unwrapped:
+    """gdb's shell escapes (``-ex 'shell CMD'``) and the program of ``--args PROGRAM ARGS``."""
+    escapes = _escapes(values, _words("-ex --ex -eval-command --eval-command -iex --iex"))
+    start = gdb_program(values)
+    return escapes if start is None else escapes._replace(argv=start, why="debugs a program")
+
+
 _BWRAP_ARITY = {
     **dict.fromkeys(("--bind", "--ro-bind", "--dev-bind", "--bind-try", "--ro-bind-try",
                      "--dev-bind-try", "--symlink", "--setenv", "--file", "--bind-data",
@@ -482,7 +484,7 @@ WRAPPERS: dict[str, Callable[[Values], Unwrapped | None]] = {
     "tmux": _tmux,
     "screen": lambda v: _argv(v, "-S -c -t -p -X -e -h -T", "ScptXehT"),
     "ssh": _ssh,
-    "gdb": lambda v: _escapes(v, _words("-ex --ex -eval-command --eval-command -iex --iex")),
+    "gdb": _gdb,
     **dict.fromkeys(
         ("vim", "vi", "nvim", "view", "ex", "vimdiff"),
         lambda v: _escapes(v, _words("-c --cmd"), plus=True),
@@ -530,11 +532,25 @@ WRAPPERS: dict[str, Callable[[Values], Unwrapped | None]] = {
     "numactl": lambda v: _argv(
         v, "-C -N -m -p -i --physcpubind --cpunodebind --membind --preferred --interleave", "CNmpi"
     ),
+    "perf": perf,
+    "make": make_eval,
+    "gmake": make_eval,
+    **MORE_WRAPPERS,
 }
+
+
+def _reader(name: str) -> Callable[[Values], Unwrapped | None] | None:
+    return WRAPPERS.get(name) or (run_by_loader if is_loader(name) else None)
+
+
+def is_wrapper(name: str) -> bool:
+    """Whether ``name`` is a program :func:`unwrap` reads (one of :data:`WRAPPERS`, or the ELF
+    loader by any of its names)."""
+    return _reader(name) is not None
 
 
 def unwrap(name: str, values: Values) -> Unwrapped | None:
     """What ``name`` with these arguments runs, or ``None`` when it is not such a program (or
     this line of it runs nothing)."""
-    reader = WRAPPERS.get(name)
+    reader = _reader(name)
     return reader(values) if reader is not None else None
