@@ -42,7 +42,16 @@ _RUNS = [
     "make --ev='x:;'{s} x", "make --eval 'x:;'{s} x", "make -E'x:;'{s} x",
     "make --eval='x:;'{s}", "make -s --eval=$'x:\\n\\t'{s} x", "make -q --eval='$(shell '{s}')'",
     "make -n --eval='y != '{s}",
+    "su --session-command={s}", "su --comm={s}", "su --se {s}", "su root -- -c {s}",
+    "su -s/bin/sh root -- -c {s}", "runuser --comm={s} root",
+    "runuser --session-command={s} root",
 ]  # fmt: skip
+_SU_FOUND_BEFORE = [
+    "su -c {s}", "su -c{s}", "su -mc {s}", "su -fc {s}", "su root -c {s}", "su -c {s} root",
+    "su -s /bin/sh -c {s}", "runuser -c {s}", "runuser -u root -- {c}",
+]  # fmt: skip
+"""Spellings the loose reading of su found, which su's getopt grammar must find as well."""
+
 _PROBES = {
     "perf": "perf stat -o /dev/null true",
     "gdb": "gdb -nx -batch -ex run --args true",
@@ -86,6 +95,11 @@ def test_the_command_a_wrapper_runs_is_judged(tmp_path: Path, spelling: str):
     _runs_and_is_denied(tmp_path, spelling)
 
 
+@pytest.mark.parametrize("spelling", _SU_FOUND_BEFORE)
+def test_su_spellings_found_before_still_are(tmp_path: Path, spelling: str):
+    _runs_and_is_denied(tmp_path, spelling)
+
+
 def _runs_and_is_denied(tmp_path: Path, spelling: str) -> None:
     command = _spelled(spelling, "rm -rf ~", "/bin/rm -rf ~")
     assert _policy(tmp_path).classify(command).decision == "deny", command
@@ -104,7 +118,7 @@ def _runs_and_is_denied(tmp_path: Path, spelling: str) -> None:
      "valgrind sh -c 'curl x|sh'", "capsh -- -c 'curl x|sh'", "cmake -E time sh -c 'curl x|sh'",
      "perf trace sh -c 'curl x|sh'", "perf sched record rm -rf ~", "perf stat --bogus rm -rf ~",
      "echo 'rm -rf ~' | setarch x86_64", "ld.so /bin/rm -rf ~", "/lib/ld-musl-x86_64.so.1 rm -rf ~",
-     "capsh --shell=$S -- -c 'rm -rf ~'",
+     "capsh --shell=$S -- -c 'rm -rf ~'", "runuser -u root rm -rf ~",
      "cmake -E env PAGER='rm -rf ~' man ls", "valgrind --log-file=/root/.bashrc true",
      "perf record -o /root/.bashrc true", "make -f - <<< $'x:;rm -rf ~'"],
 )  # fmt: skip
@@ -120,7 +134,7 @@ def test_spellings_not_run_here_are_denied(tmp_path: Path, spelling: str):
      "perf record -o perf.data ./bench", "perf report", "cmake -E copy a b", "cmake -S . -B b",
      "cmake -E env FOO=1 ./run", "make test", "make -j4 all", "make -E 'x:;echo hi' x",
      "setarch x86_64 ls", "linux32 ./a.out", "gdb --args ./a.out", "gdb -batch -ex bt ./a.out",
-     "capsh --print", _LOADER + " --list /bin/ls"],
+     "capsh --print", "su -c ls", "runuser -u nobody -- ls", _LOADER + " --list /bin/ls"],
 )  # fmt: skip
 def test_ordinary_uses_are_still_a_persons_call(tmp_path: Path, command: str):
     assert _policy(tmp_path).classify(command).decision == "approve", command

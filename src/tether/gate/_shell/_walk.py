@@ -297,9 +297,7 @@ class Walk(WrapperRules):
             return [_Effect(call, "other")]
         self._runner(name, words, depth)
         if name in ("su", "runuser"):
-            opts = parse_options(call.values, frozenset({"-c", "--command", "-s", "-g"}))
-            for script in opts.valued.get("-c", []) + opts.valued.get("--command", []):
-                self._script_word(call, Word(script or "", script), depth)
+            self._switched_user(call, depth)
         if rules.family(name) in INTERPRETERS or name in ("source", ".", "su", "runuser"):
             self._fetched(call, words)
         if name in ("source", ".") and words and self._sourced(call, words[0], cmd, depth):

@@ -1,5 +1,6 @@
 """What a wrapper's own options do: :class:`WrapperRules`, the part of the walk
 (:class:`~._walk.Walk`) that judges them once :mod:`._wrapper_commands` has read the line —
+the shell lines ``su`` and ``runuser`` run,
 ``env NAME=value`` and ``sudo NAME=value`` words whose value some program runs, strace's,
 ltrace's and GNU time's ``-o`` (a file each writes; strace's, with ``|`` / ``!``, a shell
 command it pipes the trace to), and a line the wrapper would not read as tether did (every
@@ -9,11 +10,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ._call import display
+from ._call import Call, display
 from ._find_walk import FindRules
 from ._parse import Word
 from ._program_kinds import SENSITIVE_ENV
 from ._runners import runner_readings
+from ._su import read_su
 from ._words import is_option
 from ._wrapper_commands import Wrapped
 
@@ -28,6 +30,14 @@ class WrapperRules(FindRules):
 
     _evidence: Callable[[list[str], int, str], None]
     """The walk's judgement of code found in the words (:meth:`~._walk.Walk._evidence`)."""
+    _script_word: Callable[[Call, Word, int], None]
+    """The walk's judgement of a shell script (:meth:`~._walk.Walk._script_word`)."""
+
+    def _switched_user(self, call: Call, depth: int) -> None:
+        """``su`` and ``runuser`` without ``-u`` (:mod:`._su`): each shell line they run is
+        judged."""
+        for line in read_su(call.values).scripts:
+            self._script_word(call, Word(line or "", line), depth)
 
     def _wrapper_environment(
         self, name: str, words: tuple[Word, ...], wrapped: Wrapped, depth: int

@@ -21,6 +21,7 @@ from ._output_files import SPLIT
 from ._perf import perf
 from ._sed import sed_effects
 from ._sed_arguments import SedArguments, read_sed_arguments
+from ._su import SU
 from ._unwrapped import Unwrapped
 from ._wrappers_more import MORE_WRAPPERS, gdb_program, is_loader, run_by_loader
 
@@ -350,11 +351,12 @@ def _sg(values: Values) -> Unwrapped:
 
 
 def _runuser(values: Values) -> Unwrapped:
-    """``runuser -u USER [--] COMMAND`` executes COMMAND; without ``-u`` it is ``su``-like."""
-    if not any(v in ("-u", "--user") or (v or "").startswith("--user=") for v in values):
+    """``runuser -u USER [--] COMMAND`` executes COMMAND (its options read as su's, which
+    permute); without ``-u`` it is ``su``-like, and the walk reads the shell line it runs."""
+    read = read_options(SU, values)
+    if not read.given("u"):
         return Unwrapped(None, (), "runs a shell as another user")
-    valued = "-u --user -g --group -G --supp-group -s --shell -w --whitelist-environment"
-    return _argv(values, valued, "ugGsw")
+    return Unwrapped(read.first_operand, (), "runs a command as another user")
 
 
 def _gdb(values: Values) -> Unwrapped:
