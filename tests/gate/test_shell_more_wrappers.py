@@ -2,11 +2,14 @@
 ran was never judged, so ``setarch x86_64 sh -c 'curl x|sh'`` was ``approve`` where
 ``sh -c 'curl x|sh'`` is denied. Each spelling is run for real where the program is installed
 and can run here (``touch ran`` as the command: the file appears), then the same spelling with
-``rm -rf ~`` must be denied."""
+``rm -rf ~`` must be denied. The wrappers that move the working directory (``unshare -w``,
+``chroot``, ``su -``) are checked the same way: where the real program runs ``pwd``, and that
+``rm -rf root`` from ``/`` is denied as ``env -C / rm -rf root`` is."""
 
 from __future__ import annotations
 
 import functools
+import os
 import shlex
 import shutil
 import subprocess
@@ -134,7 +137,65 @@ def test_spellings_not_run_here_are_denied(tmp_path: Path, spelling: str):
      "perf record -o perf.data ./bench", "perf report", "cmake -E copy a b", "cmake -S . -B b",
      "cmake -E env FOO=1 ./run", "make test", "make -j4 all", "make -E 'x:;echo hi' x",
      "setarch x86_64 ls", "linux32 ./a.out", "gdb --args ./a.out", "gdb -batch -ex bt ./a.out",
-     "capsh --print", "su -c ls", "runuser -u nobody -- ls", _LOADER + " --list /bin/ls"],
+     "capsh --print", "su -c ls", "runuser -u nobody -- ls", "chroot /srv/jail ls",
+     "unshare -r ls", _LOADER + " --list /bin/ls", "nsenter -t 1 -m ls"],
 )  # fmt: skip
 def test_ordinary_uses_are_still_a_persons_call(tmp_path: Path, command: str):
     assert _policy(tmp_path).classify(command).decision == "approve", command
+
+
+# {d}: a directory; {c}: the command. Each with where the command runs: "d" (the directory),
+# "/" or "/root" (a login shell of root's).
+_DIRECTORIES = [
+    ("unshare -w {d} {c}", "d"), ("unshare --wd={d} {c}", "d"), ("unshare --wd {d} {c}", "d"),
+    ("unshare -R / {c}", "/"), ("unshare --root=/ {c}", "/"),
+    ("nsenter -w{d} {c}", "d"), ("nsenter --wd={d} {c}", "d"),
+    ("chroot / {c}", "/"), ("chroot --userspec=root / {c}", "/"),
+    ("bwrap --dev-bind / / --chdir {d} {c}", "d"), ("cmake -E chdir {d} {c}", "d"),
+    ("su - -c {s}", "/root"), ("su -l -c {s}", "/root"), ("su --login root -c {s}", "/root"),
+    ("su -c {s} - root", "/root"), ("runuser -l root -c {s}", "/root"),
+    ("sudo -i {c}", "/root"), ("sudo -i -u root {c}", "/root"),
+]  # fmt: skip
+
+
+def _in_directory(spelling: str, directory: str, command: str) -> str:
+    return spelling.format(d=directory, c=command, s=shlex.quote(command))
+
+
+@pytest.mark.parametrize(("spelling", "where"), _DIRECTORIES)
+def test_the_directory_a_wrapper_runs_its_command_in(tmp_path: Path, spelling: str, where: str):
+    command = _in_directory(spelling, "/", "rm -rf .ssh" if where == "/root" else "rm -rf root")
+    assert _policy(tmp_path).classify(command).decision == "deny", command
+    program = _program(spelling)
+    if shutil.which(program) is None:
+        pytest.skip(f"needs {program} to run it for real")
+    if not _runs_here(program) or (where != "d" and os.geteuid() != 0):
+        pytest.skip(f"{program} cannot run here (it needs root or a kernel feature)")
+    (tmp_path / "elsewhere").mkdir()
+    report = tmp_path / "where"
+    pwd = f"sh -c {shlex.quote(f'pwd > {report}')}"
+    done = _run(_in_directory(spelling, str(tmp_path), pwd), tmp_path / "elsewhere")
+    if not report.exists() and program == "bwrap":
+        pytest.skip(f"bwrap cannot make a sandbox here: {done.stderr[-200:]!r}")
+    expected = str(tmp_path) if where == "d" else where
+    assert report.read_text().strip() == expected, f"{spelling}: {done.stderr[-300:]!r}"
+
+
+def test_a_wrappers_directory_is_its_commands_alone(tmp_path: Path):
+    """The shell stays where it was: ``env -C / true`` does not move the next command."""
+    policy = _policy(tmp_path)
+    assert policy.classify("env -C / true; rm -rf root").decision == "approve"
+    assert policy.classify("unshare -w / true; rm -rf root").decision == "approve"
+    assert policy.classify("unshare -w / true; env -C / rm -rf root").decision == "deny"
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["cd / && nsenter -w rm -rf root", "cd / && unshare -w $D rm -rf root",
+     "cd / && su -l alice -c 'rm -rf root'", "cd / && sudo -i -u alice rm -rf root"],
+)  # fmt: skip
+def test_a_directory_not_known_here_is_unknown_not_the_old_one(tmp_path: Path, command: str):
+    """From ``/``, ``rm -rf root`` is denied; in a directory tether cannot tell, it is a
+    person's call, because where ``root`` is cannot be told."""
+    verdict = _policy(tmp_path).classify(command)
+    assert verdict.decision == "approve", command

@@ -37,7 +37,7 @@ _SHELL_ASSIGNMENT = re.compile(r"^\s*[^\s=#:]+\s*!=(.*)$")
 
 def make_eval(values: Values) -> Unwrapped | None:
     """``make --eval=TEXT`` (``-E TEXT``, ``-sETEXT``, ``--ev TEXT`` ...): the shell commands
-    of each TEXT."""
+    of each TEXT, run in the directory of ``-C DIR``."""
     read = read_options(_MAKE, values)
     texts = read.values("E")
     if read.problem is not None:
@@ -47,7 +47,8 @@ def make_eval(values: Values) -> Unwrapped | None:
     if None in texts:
         return Unwrapped(None, (), "evaluates makefile text that expands at run time")
     scripts = tuple(script for text in texts for script in makefile_scripts(text or ""))
-    return Unwrapped(None, scripts, "runs the recipes of makefile text")
+    return Unwrapped(None, scripts, "runs the recipes of makefile text",
+                     directories=tuple(read.values("C")))  # fmt: skip
 
 
 def _scanned_eval_texts(values: Values) -> list[str | None]:

@@ -27,6 +27,8 @@ SU = grammar(
 )
 """util-linux 2.38's su and runuser (``-u``/``--user`` is runuser's alone)."""
 
+_ROOT_HOME = "/root"
+
 
 @dataclass(frozen=True, slots=True)
 class UserShell:
@@ -35,6 +37,9 @@ class UserShell:
     scripts: tuple[str | None, ...]
     """Each shell line it may run (``bash -c CMD ARGS``; a shell ``-s`` names that tether does
     not know is read as bash); ``None``: one that expands at run time."""
+    home: str | None
+    """Where it runs them: the user's home for a login (``None``: a home not known here), or
+    ``""`` when it stays where it is."""
     options: ReadOptions
 
 
@@ -42,17 +47,19 @@ def read_su(values: Sequence[str | None]) -> UserShell:
     """``values``, the words after ``su`` or ``runuser``, read as they read them."""
     options = read_options(SU, values)
     if options.given("h") or options.given("V"):
-        return UserShell((), options)
+        return UserShell((), "", options)
     operands = [values[index] for index in options.operands]
+    login = options.given("l") or operands[:1] == ["-"]
     operands = operands[1:] if operands[:1] == ["-"] else operands
-    arguments = operands[1:]
+    user, arguments = (operands[0], operands[1:]) if operands else ("root", [])
     shells = options.values("s")
     shell = shells[-1] if shells and posixpath.basename(shells[-1] or "") in SHELLS else "bash"
     commands = options.values("c") + options.values("C")
     lines = [_shell_line(shell, command, arguments) for command in commands]
     if not commands and arguments:
         lines.append(_shell_line(shell, None, arguments, with_command=False))
-    return UserShell(tuple(lines), options)
+    home = _home(user) if login else ""
+    return UserShell(tuple(lines), home, options)
 
 
 def _shell_line(
@@ -64,3 +71,7 @@ def _shell_line(
     if any(word is None for word in words):
         return None
     return " ".join(shlex.quote(word or "") for word in words)
+
+
+def _home(user: str | None) -> str | None:
+    return _ROOT_HOME if user in ("root", "0") else None

@@ -21,3 +21,6 @@ class Unwrapped(NamedTuple):
     may_start: tuple[int, ...] = ()
     """Where else its command may start, when its line cannot be read exactly (an option tether
     does not know): each is a reading the deny rules judge."""
+    directories: tuple[str | None, ...] = ()
+    """The directories it moves to before it runs its command, in order (``None``: one that is
+    not known before it runs): the command's paths are relative to the last."""

