@@ -68,7 +68,7 @@ from ._words import (
 )
 from ._wrapper_commands import GRAMMARS, read_wrapper
 from ._wrapper_walk import SETS_A_VARIABLE, WrapperRules
-from ._wrappers import WRAPPERS, unwrap
+from ._wrappers import is_wrapper, unwrap
 
 __all__ = ["Walk"]
 
@@ -100,6 +100,8 @@ class Walk(WrapperRules):
         self._effects: dict[tuple[int, int], list[_Effect]] = {}
         self.top: Script | None = None
         """The script as parsed at depth 0 (what ``allow`` must be proved on)."""
+        self._outer_paths: Paths | None = None
+        """Where the shell is while a wrapper runs its command elsewhere (``env -C DIR``)."""
 
     # --- scripts -----------------------------------------------------------------------------
 
@@ -251,9 +253,20 @@ class Walk(WrapperRules):
         self._evidence([f"rm {rest}", f"sh {rest}", rest, spaced], depth, why)
 
     def _call(self, name: str, words: tuple[Word, ...], cmd: Command, depth: int) -> list[_Effect]:
-        """Unwrap wrappers, then classify the command they run."""
-        while name in WRAPPERS or name in WRAPPER_OPTIONS:
-            if name in WRAPPERS:
+        """Unwrap wrappers, then classify the command they run; a directory a wrapper moved
+        to is its command's alone, and the shell stays where it was."""
+        saved, self._outer_paths = self._outer_paths, None
+        try:
+            return self._unwrapped_call(name, words, cmd, depth)
+        finally:
+            self.paths = self._outer_paths or self.paths
+            self._outer_paths = saved
+
+    def _unwrapped_call(
+        self, name: str, words: tuple[Word, ...], cmd: Command, depth: int
+    ) -> list[_Effect]:
+        while is_wrapper(name) or name in WRAPPER_OPTIONS:
+            if is_wrapper(name):
                 inner = self._program(name, words, depth)
                 if inner is None:
                     break
@@ -294,9 +307,7 @@ class Walk(WrapperRules):
             return [_Effect(call, "other")]
         self._runner(name, words, depth)
         if name in ("su", "runuser"):
-            opts = parse_options(call.values, frozenset({"-c", "--command", "-s", "-g"}))
-            for script in opts.valued.get("-c", []) + opts.valued.get("--command", []):
-                self._script_word(call, Word(script or "", script), depth)
+            self._switched_user(call, depth)
         if rules.family(name) in INTERPRETERS or name in ("source", ".", "su", "runuser"):
             self._fetched(call, words)
         if name in ("source", ".") and words and self._sourced(call, words[0], cmd, depth):
@@ -319,8 +330,15 @@ class Walk(WrapperRules):
         shown = display(name, words)
         if unwrapped.why:
             self._approve(f"{shown}: {unwrapped.why}")
+        for directory in unwrapped.directories:
+            self._child_cd(directory)
         for code in unwrapped.scripts:
             self._nested(code, depth, shown)
+        starts = [" ".join(w.raw for w in words[i:]) for i in unwrapped.may_start]
+        self._evidence(starts, depth, f"{shown}: where the command it runs may start")
+        if unwrapped.program is not None and unwrapped.argv is not None:
+            program = Word(shlex.quote(unwrapped.program), unwrapped.program)
+            return (program, *words[unwrapped.argv :])
         if unwrapped.argv is None:
             return None
         if words[unwrapped.argv].value is None:
@@ -353,7 +371,9 @@ class Walk(WrapperRules):
         if not wrapped.runs:
             return None
         for directory in wrapped.options.values({"env": "C", "sudo": "D"}.get(name, "")):
-            self._cd(directory)
+            self._child_cd(directory)
+        if name == "sudo" and wrapped.options.given("i"):  # a login shell, in the user's home
+            self._child_cd(self._login_home(wrapped.options.values("u")))
         self._wrapper_environment(name, words, wrapped, depth)
         self._wrapper_outputs(name, words, wrapped, depth)
         if name == "xargs":
@@ -534,18 +554,6 @@ class Walk(WrapperRules):
         for command in rules.code_commands(code):
             self._approve(f"{call.display}: runs the shell command {collapse(command)[:40]}")
             self._evidence([command], 1, f"{call.display}: its code runs `{command[:40]}`")
-
-    def _makefile(self, call: Call, cmd: Command) -> None:
-        """``make -f /dev/stdin`` (or a process substitution): judge the recipes it is fed."""
-        opts = parse_options(call.values, frozenset({"-f", "--file", "--makefile", "-C"}))
-        files = opts.valued.get("-f", []) + opts.valued.get("--file", [])
-        if not any(f in STDIN_FILES or f is None for f in files):
-            return
-        self._approve(f"{call.display}: runs recipes from a makefile it is fed")
-        for word in fed_words(cmd):
-            for line in (word.value or "").splitlines():
-                if line.startswith("\t"):
-                    self._evidence([line.strip().lstrip("@-+")], 1, f"{call.display}: a recipe")
 
     # --- pipelines ---------------------------------------------------------------------------
 

@@ -1,5 +1,7 @@
 """What a wrapper's own options do: :class:`WrapperRules`, the part of the walk
 (:class:`~._walk.Walk`) that judges them once :mod:`._wrapper_commands` has read the line —
+the directory it runs its command in (``env -C``, ``unshare -w``, ``su -``, ``sudo -i``), the
+shell lines ``su`` and ``runuser`` run, the recipes of a makefile ``make`` is fed,
 ``env NAME=value`` and ``sudo NAME=value`` words whose value some program runs (and
 ``export``, ``read`` and ``printf -v`` of such a variable), strace's, ltrace's and GNU time's
 ``-o`` (a file each writes; strace's, with ``|`` / ``!``, a shell command it pipes the trace
@@ -10,11 +12,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ._call import Call, display
+from ._call import Call, Paths, display, parse_options
 from ._find_walk import FindRules
+from ._make_eval import makefile_scripts
 from ._parse import Command, Word
-from ._program_kinds import SENSITIVE_ENV, environment_readings
+from ._program_kinds import SENSITIVE_ENV, STDIN_FILES, environment_readings
 from ._runners import runner_readings
+from ._su import read_su
 from ._words import fed_words, is_option
 from ._wrapper_commands import Wrapped
 
@@ -31,10 +35,47 @@ class WrapperRules(FindRules):
 
     _evidence: Callable[[list[str], int, str], None]
     """The walk's judgement of code found in the words (:meth:`~._walk.Walk._evidence`)."""
+    _script_word: Callable[[Call, Word, int], None]
+    """The walk's judgement of a shell script (:meth:`~._walk.Walk._script_word`)."""
+    _outer_paths: Paths | None
+    """Where the shell is while a wrapper runs its command elsewhere (``env -C DIR``)."""
     _expanded_value: Callable[[Word], str | None]
     """A word as bash assigns it, expanded and unsplit (:meth:`~._walk.Walk._expanded_value`)."""
     _aliases_expand: Callable[[], bool]
     """Whether an alias defined here can run (:meth:`~._walk.Walk._aliases_expand`)."""
+
+    def _child_cd(self, directory: str | None) -> None:
+        """A wrapper runs its command in ``directory`` (``None``: one not known here); the walk
+        moves back when that command is judged (:meth:`~._walk.Walk._call`)."""
+        self._outer_paths = self._outer_paths or self.paths
+        self._cd(directory)
+
+    @staticmethod
+    def _login_home(users: list[str | None]) -> str | None:
+        """The home a login shell of the last of ``users`` (none: root) starts in; ``None`` for
+        a user whose home is not known here."""
+        return "/root" if (users[-1] if users else "root") in ("root", "0") else None
+
+    def _switched_user(self, call: Call, depth: int) -> None:
+        """``su`` and ``runuser`` without ``-u`` (:mod:`._su`): each shell line they run is
+        judged, in the user's home after a login (``su -``, ``-l``, ``--login``)."""
+        shell = read_su(call.values)
+        outer = self.paths
+        if shell.home != "":
+            self._cd(shell.home)
+        for line in shell.scripts:
+            self._script_word(call, Word(line or "", line), depth)
+        self.paths = outer
+
+    def _makefile(self, call: Call, cmd: Command) -> None:
+        """``make -f /dev/stdin`` (or a process substitution): judge the recipes it is fed."""
+        opts = parse_options(call.values, frozenset({"-f", "--file", "--makefile", "-C"}))
+        files = opts.valued.get("-f", []) + opts.valued.get("--file", [])
+        if not any(f in STDIN_FILES or f is None for f in files):
+            return
+        self._approve(f"{call.display}: runs recipes from a makefile it is fed")
+        for word in fed_words(cmd):
+            self._evidence(makefile_scripts(word.value or ""), 1, f"{call.display}: a recipe")
 
     def _declared(
         self, name: str, call: Call, words: tuple[Word, ...], cmd: Command, depth: int

@@ -12,24 +12,20 @@ from __future__ import annotations
 import re
 import shlex
 from collections.abc import Callable
-from typing import NamedTuple
 
 from ._archives import TAR, tar_old_style
 from ._call import Values
 from ._getopt import read_options
+from ._make_eval import make_eval
 from ._output_files import SPLIT
+from ._perf import perf
 from ._sed import sed_effects
 from ._sed_arguments import SedArguments, read_sed_arguments
+from ._su import SU
+from ._unwrapped import Unwrapped
+from ._wrappers_more import MORE_WRAPPERS, gdb_program, is_loader, run_by_loader
 
-__all__ = ["WRAPPERS", "Unwrapped", "unwrap"]
-
-
-class Unwrapped(NamedTuple):
-    argv: int | None
-    """Index of the first argument of the command it executes, if it executes one."""
-    scripts: tuple[str, ...]
-    """Shell code it runs."""
-    why: str
+__all__ = ["WRAPPERS", "Unwrapped", "is_wrapper", "unwrap"]
 
 
 def _skip(values: Values, start: int, valued: frozenset[str], short_valued: str = "") -> int:
@@ -355,11 +351,19 @@ def _sg(values: Values) -> Unwrapped:
 
 
 def _runuser(values: Values) -> Unwrapped:
-    """``runuser -u USER [--] COMMAND`` executes COMMAND; without ``-u`` it is ``su``-like."""
-    if not any(v in ("-u", "--user") or (v or "").startswith("--user=") for v in values):
+    """``runuser -u USER [--] COMMAND`` executes COMMAND (its options read as su's, which
+    permute); without ``-u`` it is ``su``-like, and the walk reads the shell line it runs."""
+    read = read_options(SU, values)
+    if not read.given("u"):
         return Unwrapped(None, (), "runs a shell as another user")
-    valued = "-u --user -g --group -G --supp-group -s --shell -w --whitelist-environment"
-    return _argv(values, valued, "ugGsw")
+    return Unwrapped(read.first_operand, (), "runs a command as another user")
+
+
+def _gdb(values: Values) -> Unwrapped:
+    """gdb's shell escapes (``-ex 'shell CMD'``) and the program of ``--args PROGRAM ARGS``."""
+    escapes = _escapes(values, _words("-ex --ex -eval-command --eval-command -iex --iex"))
+    start = gdb_program(values)
+    return escapes if start is None else escapes._replace(argv=start, why="debugs a program")
 
 
 _BWRAP_ARITY = {
@@ -378,13 +382,18 @@ _BWRAP_ARITY = {
 
 
 def _bwrap(values: Values) -> Unwrapped:
-    index = 0
+    """``bwrap [options] CMD``: ``--chdir DIR`` runs CMD in DIR (relative to the sandbox's
+    ``/``)."""
+    index, moves = 0, []
     while index < len(values) and (values[index] or "").startswith("--"):
         if values[index] == "--":
             index += 1
             break
+        if values[index] == "--chdir" and index + 1 < len(values):
+            moves += ["/", values[index + 1]]
         index += 1 + _BWRAP_ARITY.get(values[index] or "", 0)
-    return Unwrapped(index if index < len(values) else None, (), "runs a command in a sandbox")
+    start = index if index < len(values) else None
+    return Unwrapped(start, (), "runs a command in a sandbox", directories=tuple(moves))
 
 
 def _sed(values: Values) -> Unwrapped:
@@ -462,9 +471,6 @@ def _applet(values: Values) -> Unwrapped:
 WRAPPERS: dict[str, Callable[[Values], Unwrapped | None]] = {
     "watch": _watch,
     "flock": _flock,
-    "chroot": lambda v: _argv(v, "--userspec --groups", extra=1),
-    "unshare": lambda v: _argv(v, "-S --setuid -G --setgid -R --root -w --wd", "SGRw"),
-    "nsenter": lambda v: _argv(v, "-t --target -S --setuid -G --setgid", "tSG"),
     "taskset": lambda v: _argv(v, "", extra=1),
     "chrt": lambda v: _argv(
         v, "-T -P -D --sched-runtime --sched-period --sched-deadline", "TPD", extra=1
@@ -482,7 +488,7 @@ WRAPPERS: dict[str, Callable[[Values], Unwrapped | None]] = {
     "tmux": _tmux,
     "screen": lambda v: _argv(v, "-S -c -t -p -X -e -h -T", "ScptXehT"),
     "ssh": _ssh,
-    "gdb": lambda v: _escapes(v, _words("-ex --ex -eval-command --eval-command -iex --iex")),
+    "gdb": _gdb,
     **dict.fromkeys(
         ("vim", "vi", "nvim", "view", "ex", "vimdiff"),
         lambda v: _escapes(v, _words("-c --cmd"), plus=True),
@@ -530,11 +536,25 @@ WRAPPERS: dict[str, Callable[[Values], Unwrapped | None]] = {
     "numactl": lambda v: _argv(
         v, "-C -N -m -p -i --physcpubind --cpunodebind --membind --preferred --interleave", "CNmpi"
     ),
+    "perf": perf,
+    "make": make_eval,
+    "gmake": make_eval,
+    **MORE_WRAPPERS,
 }
+
+
+def _reader(name: str) -> Callable[[Values], Unwrapped | None] | None:
+    return WRAPPERS.get(name) or (run_by_loader if is_loader(name) else None)
+
+
+def is_wrapper(name: str) -> bool:
+    """Whether ``name`` is a program :func:`unwrap` reads (one of :data:`WRAPPERS`, or the ELF
+    loader by any of its names)."""
+    return _reader(name) is not None
 
 
 def unwrap(name: str, values: Values) -> Unwrapped | None:
     """What ``name`` with these arguments runs, or ``None`` when it is not such a program (or
     this line of it runs nothing)."""
-    reader = WRAPPERS.get(name)
+    reader = _reader(name)
     return reader(values) if reader is not None else None
