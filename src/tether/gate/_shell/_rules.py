@@ -270,22 +270,39 @@ _GIT_KEY_RUNS_CODE = re.compile(
     r"init\.templatedir)$",
     re.I,
 )
+"""Config keys whose setting is denied outright (the keys that name a program, judged by their
+value: :mod:`._git_programs`)."""
 
 
 def _git_key_runs_code(key: str, value: str | None) -> bool:
     lowered = key.lower()
-    return bool(_GIT_KEY_RUNS_CODE.match(key)) or (
-        (lowered.startswith("alias.") or lowered == "credential.helper")
-        and (value or "!").startswith("!")
+    helper = lowered == "credential.helper" or re.fullmatch(r"credential\..+\.helper", lowered)
+    command_value = lowered.startswith("alias.") or helper or re.fullmatch(
+        r"submodule\..+\.update", lowered
+    )  # fmt: skip
+    return bool(_GIT_KEY_RUNS_CODE.match(key)) or bool(
+        command_value and (value or "!").startswith("!")
     )
+
+
+def _config_env_key(option: str | None, following: str | None) -> str | None:
+    """``git --config-env=KEY=VAR`` (or ``--config-env KEY=VAR``): the KEY set from a variable."""
+    if option is None or not option.startswith("--config-env"):
+        return None
+    setting = option.partition("=")[2] if "=" in option else following
+    return (setting or "").partition("=")[0] or None
 
 
 def _git(call: Call) -> str | None:
     values = call.values
-    for option, setting in itertools.pairwise(values):
+    for option, setting in itertools.pairwise((*values, None)):
         key, eq, value = (setting or "").partition("=")
         if option in ("-c", "--config") and eq and _git_key_runs_code(key, value):
             return call.deny(f"git -c {key}=... makes git run a program (config injection)")
+        from_environment = _config_env_key(option, setting)
+        if from_environment is not None and _git_key_runs_code(from_environment, None):
+            return call.deny(f"git --config-env {from_environment}=... makes git run a program "
+                             "its environment names (config injection)")  # fmt: skip
     subcommand, rest = git_subcommand(values)
     opts = parse_options(rest, frozenset({"-f", "--file", "--blob", "--type", "--default"}))
     operands = opts.positionals[1:] if opts.positionals[:1] == ["set"] else opts.positionals

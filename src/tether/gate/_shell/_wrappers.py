@@ -16,6 +16,7 @@ from collections.abc import Callable
 from ._archives import TAR, tar_old_style
 from ._call import Values
 from ._getopt import read_options
+from ._git_programs import git_programs
 from ._make_eval import make_eval
 from ._output_files import SPLIT
 from ._perf import perf
@@ -460,6 +461,7 @@ def _git(values: Values) -> Unwrapped:
             scripts += [argument] if argument is not None else []
         elif subcommand == "rebase" and option.startswith("-x") and len(option) > 2:
             scripts.append(option[2:])
+    scripts += git_programs(values)  # --upload-pack=CMD, ext::CMD, -c core.editor=CMD
     return Unwrapped(None, tuple(scripts), "runs shell commands" if scripts else "")
 
 
