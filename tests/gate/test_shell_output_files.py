@@ -16,6 +16,7 @@ import pytest
 from tether.gate import PathPolicy, ShellPolicy
 from tether.gate._shell._output_files import output_files
 
+_GPG = "--batch -q --symmetric --passphrase p --pinentry-mode loopback"
 _SPELLINGS = {
     "uniq": ["in.txt out/o.txt", "-c in.txt out/o.txt", "in.txt out/o.txt -c",
              "-f 1 in.txt out/o.txt", "-f1 in.txt out/o.txt", "--skip-fields 1 in.txt out/o.txt",
@@ -53,9 +54,47 @@ _SPELLINGS = {
             "-C out clone -q ../src.git", "-C out clone -q ../src.git c", "init -q out/c",
             "init out/c", "-C out init -q c", "clone -q --origin up src.git out/c",
             "clone -q -o up src.git out/c", "clone -q -- src.git out/c"],
+    "zstd": ["-q in.txt -o out/o.zst", "-q -o out/o.zst in.txt", "-q in.txt --output-dir-flat out",
+             "-q --output-dir-flat=out in.txt", "-q -f -o out/o.zst -- in.txt"],
+    "lz4": ["-q in.txt out/o.lz4", "-q -f in.txt out/o.lz4", "-q -9 in.txt out/o.lz4"],
+    "link": ["in.txt out/o.txt"],
+    "lwp-download": ["-s file://{ws}/in.txt out/o.txt"],
+    "gpg": [f"{_GPG} -o out/o.gpg in.txt", f"{_GPG} -oout/o.gpg in.txt",
+            f"{_GPG} --output out/o.gpg in.txt", f"{_GPG} --output=out/o.gpg in.txt",
+            f"{_GPG} --outp out/o.gpg in.txt"],
+    "sqlite3": [":memory: '.once out/o.txt' 'select 1'", ":memory: '.output out/o.txt' 'select 1'",
+                ":memory: '.save out/o.db'", ":memory: '.backup out/o.db'"],
 }  # fmt: skip
 _CASES = [(name, spelling) for name, spellings in _SPELLINGS.items() for spelling in spellings]
 _NEEDS = {"openssl": "openssl", "xxd": "xxd", "patch": "patch", "script": "script", "git": "git"}
+_GIT_ELSEWHERE = [
+    "git config -f /root/.bashrc x.y z", "git config --file=/root/.bashrc x.y z",
+    "git --work-tree=/root checkout HEAD~1 -- .bashrc", "git --work-tree /root reset --hard",
+    "git apply --unsafe-paths --directory=/root p.diff",
+    "cmake -E copy payload /root/.bashrc", "cmake -E rm -rf /root", "cmake -E cat ~/.ssh/id_rsa",
+    "cmake -E create_hardlink payload /root/.bashrc",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("command", _GIT_ELSEWHERE)
+def test_git_and_cmake_writing_elsewhere_are_denied(command: str):
+    """git's --work-tree, config -f and apply --unsafe-paths write where their options say; a
+    cmake -E command does what the coreutils program it mirrors does."""
+    verdict = ShellPolicy(PathPolicy("/tmp/ws", home="/root")).classify(f"cd /tmp/ws && {command}")
+    assert verdict.decision == "deny", (command, verdict.reasons)
+
+
+def test_cmake_copy_writes_where_cp_would(tmp_path: Path):
+    if shutil.which("cmake") is None:
+        pytest.skip("needs cmake")
+    (tmp_path / "in.txt").write_text("x\n")
+    (tmp_path / "out").mkdir()
+    subprocess.run(["cmake", "-E", "copy", "in.txt", "out/o.txt"], cwd=tmp_path, check=True)
+    assert (tmp_path / "out" / "o.txt").read_text() == "x\n"
+    verdict = ShellPolicy(PathPolicy(str(tmp_path), home="/root")).classify(
+        "cmake -E copy in.txt ~/.bashrc"
+    )
+    assert verdict.decision == "deny"
 
 
 @pytest.fixture
@@ -85,7 +124,7 @@ def test_every_spelling_that_writes_into_out_is_read_as_writing_there(
                    stdin=subprocess.DEVNULL, check=False, timeout=30)  # fmt: skip
     assert any((workspace / "out").iterdir()), f"{name} {spelling} writes into out/"
     written = output_files(name, argv)
-    assert any(w is not None and w.startswith("out/") for w in written) or (
+    assert any(w is not None and (w == "out" or w.startswith("out/")) for w in written) or (
         argv[:2] == ["-C", "out"] and written and written[0] is not None
     ), written
 
@@ -97,6 +136,8 @@ def test_the_same_spellings_outside_the_workspace_are_denied(name: str, spelling
         spelling.format(ws="/tmp/ws")
         .replace("out/", "/root/.config/")
         .replace("-C out", "-C /root/.config")
+        .replace("-flat out", "-flat /root/.config")
+        .replace("-flat=out", "-flat=/root/.config")
     )
     command = f"cd /tmp/ws && {name} {moved}"
     verdict = policy.classify(command)

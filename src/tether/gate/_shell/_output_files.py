@@ -12,6 +12,7 @@ the plain spelling is denied.
 
 from __future__ import annotations
 
+import itertools
 import posixpath
 from collections.abc import Callable, Sequence
 from dataclasses import replace
@@ -178,7 +179,7 @@ def _git(values: Words) -> list[str | None]:
         index += 2 if values[index] in ("-C", "-c", "--git-dir", "--work-tree") else 1
     subcommand = values[index] if index < len(values) else None
     if subcommand not in ("clone", "init"):
-        return []
+        return _git_writes_elsewhere(values[:index], subcommand, values[index + 1 :])
     operands: list[str | None] = []
     rest = values[index + 1 :]
     position = 0
@@ -207,6 +208,79 @@ def _git(values: Words) -> list[str | None]:
     return [posixpath.join(base, directory)]
 
 
+def _zstd(values: Words) -> list[str | None]:
+    """``zstd ... -o FILE`` (a separate word) and ``--output-dir-flat/-mirror DIR``."""
+    written: list[str | None] = []
+    for value, following in itertools.pairwise((*values, None)):
+        option, eq, attached = (value or "").partition("=")
+        if value == "-o" or (option.startswith("--output-dir-") and not eq):
+            written.append(following)
+        elif option.startswith("--output-dir-") and eq:
+            written.append(attached)
+    return [w for w in written if w != "-"]
+
+
+def _second_operand(values: Words) -> list[str | None]:
+    """``lz4 IN OUT``, ``link FILE NAME``, ``lwp-download URL FILE``: the second operand."""
+    operands = [v for v in values if v is None or not v.startswith("-") or v == "-"]
+    return [operands[1]] if len(operands) > 1 and operands[1] != "-" else []
+
+
+def _gpg(values: Words) -> list[str | None]:
+    """gpg's ``-o FILE`` / ``-oFILE`` / ``--output FILE`` / ``--output=FILE`` (any prefix of
+    ``--output`` from ``--out``, which gpg takes)."""
+    written: list[str | None] = []
+    for value, following in itertools.pairwise((*values, None)):
+        option, eq, attached = (value or "").partition("=")
+        if value == "-o" or (len(option) >= 5 and "--output".startswith(option) and not eq):
+            written.append(following)
+        elif eq and len(option) >= 5 and "--output".startswith(option):
+            written.append(attached)
+        elif value is not None and value.startswith("-o") and len(value) > 2:
+            written.append(value[2:])
+    return [w for w in written if w != "-"]
+
+
+_SQLITE_WRITES = ("once", "output", "save", "backup")
+
+
+def _sqlite(values: Words) -> list[str | None]:
+    """sqlite3's ``.once FILE``, ``.output FILE``, ``.save FILE``, ``.backup FILE`` given as
+    arguments (any prefix of the dot-command's name; ``|COMMAND`` is a command:
+    :mod:`._wrappers`)."""
+    written: list[str | None] = []
+    for value in values:
+        for line in (value or "").splitlines():
+            name, _, rest = line.strip().partition(" ")
+            command = name[1:].lower() if name.startswith(".") else ""
+            words = [w for w in rest.split() if not w.startswith("-")]
+            if command and words and any(c.startswith(command) for c in _SQLITE_WRITES):
+                written += [words[-1]] if not words[-1].startswith("|") else []
+    return written
+
+
+_GIT_READS_ONLY = frozenset({"status", "diff", "log", "show", "ls-files", "grep", "blame"})
+
+
+def _git_writes_elsewhere(options: Words, subcommand: str | None, rest: Words) -> list[str | None]:
+    """Where git writes outside its repository: the ``--work-tree`` of a command that changes
+    files (``git --work-tree=/root checkout HEAD -- .bashrc``), the file ``git config -f FILE``
+    edits, and ``git apply --unsafe-paths`` (anywhere; inside ``--directory``)."""
+    written: list[str | None] = []
+    for value, following in itertools.pairwise((*options, None)):
+        option, eq, attached = (value or "").partition("=")
+        if option == "--work-tree" and subcommand not in _GIT_READS_ONLY:
+            written.append(attached if eq else following)
+    for value, following in itertools.pairwise((*rest, None)):
+        option, eq, attached = (value or "").partition("=")
+        edited = subcommand == "config" and option in ("-f", "--file")
+        if edited or (subcommand == "apply" and option == "--directory"):
+            written.append(attached if eq else following)
+    if subcommand == "apply" and "--unsafe-paths" in rest:
+        written.append(None)
+    return written
+
+
 _READ: dict[str, tuple[Grammar, Callable[[ReadOptions, Words], list[str | None]]]] = {
     "uniq": (_UNIQ, _uniq),
     "shuf": (_SHUF, _option_files("o")),
@@ -220,6 +294,13 @@ _OWN_READERS: dict[str, Callable[[Words], list[str | None]]] = {
     "openssl": _openssl,
     "xxd": _xxd,
     "git": _git,
+    "zstd": _zstd,
+    "lz4": _second_operand,
+    "link": _second_operand,
+    "lwp-download": _second_operand,
+    "gpg": _gpg,
+    "gpg2": _gpg,
+    "sqlite3": _sqlite,
 }
 OUTPUT_WRITERS = frozenset(_READ) | frozenset(_OWN_READERS)
 

@@ -158,6 +158,17 @@ def _capsh_shell(start: int, shell: str | None) -> Unwrapped:
     return Unwrapped(start, (), why, program=shell)
 
 
+_CMAKE_AS_COREUTILS = {
+    "rm": ("rm",), "remove": ("rm", "-f"), "remove_directory": ("rm", "-rf"),
+    "copy": ("cp",), "copy_if_different": ("cp",), "copy_directory": ("cp", "-rT"),
+    "copy_directory_if_different": ("cp", "-rT"), "rename": ("mv",), "touch": ("touch",),
+    "touch_nocreate": ("touch", "-c"), "make_directory": ("mkdir", "-p"),
+    "create_symlink": ("ln", "-s"), "create_hardlink": ("ln",), "cat": ("cat",),
+}  # fmt: skip
+"""``cmake -E`` commands that do what a coreutils program does, judged as that program
+(``cmake -E rm -rf /root``, ``cmake -E copy payload ~/.bashrc``)."""
+
+
 def _cmake(values: Values) -> Unwrapped | None:
     """``cmake -E env|chdir|time`` run the command that follows (``env`` after its
     ``--unset=N``, ``--modify OP`` and ``NAME=VALUE`` words, ``chdir`` in its directory);
@@ -165,6 +176,10 @@ def _cmake(values: Values) -> Unwrapped | None:
     if values[:1] != ("-E",) or len(values) < 2:
         return None
     mode, why = values[1], "runs a command"
+    if mode in _CMAKE_AS_COREUTILS and None not in values:  # cmake -E rm -rf ~ is rm -rf ~
+        program, *extra = _CMAKE_AS_COREUTILS[mode]
+        spelled = shlex.join([program, *extra, *(v for v in values[2:] if v is not None)])
+        return Unwrapped(None, (spelled,), f"does what {program} does")
     if mode == "time":
         return Unwrapped(2 if len(values) > 2 else None, (), why)
     if mode == "chdir" and len(values) > 3:
