@@ -18,6 +18,7 @@ from typing import Literal, TypeAlias
 
 from ._git_options import read_git
 from ._sed_arguments import sed_printed_files
+from ._versions import VERSIONED, version_refusal
 
 __all__ = ["READERS", "Reading", "read_arguments"]
 
@@ -467,14 +468,14 @@ def _type(args: list[str]) -> Reading | Refusal:
     return "type: not an option type is allowed unasked"
 
 
-_VERSIONED = _words(
-    "python python3 node npm npx cargo rustc go gcc clang make pip pip3 uv ruff mypy pytest "
-    "docker git java javac deno bun tsc"
-)
+def _version_of(name: str) -> Read:
+    def read(args: list[str]) -> Reading | Refusal:
+        if args not in (["--version"], ["-V"]):
+            return "only --version is read-only"
+        refusal = version_refusal(name)
+        return refusal if refusal is not None else Reading()
 
-
-def _version(args: list[str]) -> Reading | Refusal:
-    return Reading() if args in (["--version"], ["-V"]) else "only --version is read-only"
+    return read
 
 
 READERS: dict[str, Read] = {
@@ -486,7 +487,7 @@ READERS: dict[str, Read] = {
     "[": lambda args: _test(args, bracket=True),
     "command": _command,
     "type": _type,
-    **dict.fromkeys(_VERSIONED - {"git"}, _version),
+    **{name: _version_of(name) for name in VERSIONED - {"git"}},
 }
 
 

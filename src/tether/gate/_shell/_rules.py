@@ -36,6 +36,7 @@ from ._path_rules import (
     word_set,
 )
 from ._sed_arguments import read_sed_arguments, sed_printed_files
+from ._versions import VERSIONED, version_refusal
 from ._wrapper_commands import GRAMMARS
 from ._written_files import WRITERS, written_files
 
@@ -503,12 +504,6 @@ _READ_ONLY: dict[str, _ReadOnly] = {
 }  # fmt: skip
 
 
-_VERSIONED = word_set(
-    "python python3 node npm cargo rustc go gcc clang make pip pip3 uv ruff mypy "
-    "pytest docker java javac deno bun tsc"
-)
-
-
 def read_only_paths(name: str, values: Values) -> list[str | None] | None:
     """The files a read-only command reads, or ``None`` when it is not read-only as written."""
     if name == "git":
@@ -516,8 +511,8 @@ def read_only_paths(name: str, values: Values) -> list[str | None] | None:
     if name == "sed":
         printed = sed_printed_files(values)
         return None if isinstance(printed, str) else list(printed)
-    if name in _VERSIONED and values in (("--version",), ("-V",)):
-        return []
+    if name in VERSIONED and values in (("--version",), ("-V",)):
+        return [] if version_refusal(name) is None else None
     spec = _READ_ONLY.get(name)
     if spec is None:
         return None
