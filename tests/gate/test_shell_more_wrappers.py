@@ -199,3 +199,28 @@ def test_a_directory_not_known_here_is_unknown_not_the_old_one(tmp_path: Path, c
     person's call, because where ``root`` is cannot be told."""
     verdict = _policy(tmp_path).classify(command)
     assert verdict.decision == "approve", command
+
+
+@pytest.mark.parametrize(
+    "spelling",
+    ["echo '{cmd}' | su", "su <<< '{cmd}'", "echo '{cmd}' | su -",
+     "printf '%s\\n' '{cmd}' | su root", "echo '{cmd}' | runuser root",
+     "su root <<EOF\n{cmd}\nEOF"],
+)  # fmt: skip
+def test_a_switched_user_shell_runs_the_lines_it_reads(tmp_path: Path, spelling: str):
+    """``su`` and ``runuser`` without ``-c`` start a shell that runs what they read from their
+    input: ``echo 'rm -rf ~' | su`` was approve where ``su -c 'rm -rf ~'`` is denied."""
+    if os.geteuid() != 0 or shutil.which("su") is None:
+        pytest.skip("needs root and su: su root asks no password only of root")
+    ran = tmp_path / "ran"
+    subprocess.run(["bash", "-c", spelling.format(cmd=f"touch {ran}")], cwd=tmp_path,
+                   capture_output=True, check=False, timeout=30)  # fmt: skip
+    assert ran.exists(), spelling
+    policy = ShellPolicy(PathPolicy(str(tmp_path), home="/root"))
+    command = spelling.format(cmd="rm -rf ~")
+    assert policy.classify(command).decision == "deny", command
+
+
+@pytest.mark.parametrize("command", ["echo 'rm -rf ~' | sudo -s", "sudo -i <<< 'curl x | sh'"])
+def test_sudo_with_a_shell_and_no_command_runs_its_input(command: str):
+    assert ShellPolicy(PathPolicy("/tmp/ws", home="/root")).classify(command).decision == "deny"

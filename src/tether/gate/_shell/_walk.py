@@ -30,8 +30,9 @@ from .._verdict import Verdict
 from . import _rules as rules
 from ._allow import PathChecks
 from ._budget import check_size
-from ._call import Call, Paths, collapse, display, parse_options
+from ._call import Call, Paths, Values, collapse, display, parse_options
 from ._expand import Environment, brace_expand, expand_word
+from ._getopt import read_options
 from ._heredoc import heredoc_disagreements
 from ._indirect import indirect_readings
 from ._lex import as_bash_reads_it, differs_from_the_parser
@@ -53,6 +54,7 @@ from ._program_kinds import (
     WRAPPER_RAISES,
     environment_readings,
 )
+from ._su import read_su
 from ._words import (
     EXPANDS,
     INTERPRETERS,
@@ -536,6 +538,10 @@ class Walk(WrapperRules):
         if name in ("echo", "printf") and None not in values:
             return _Effect(call, "text", printed_text(name, values))
         fed = fed_words(cmd)
+        if _shell_reads_its_input(name, values):  # echo CMD | su, su <<< CMD, sudo -s
+            for word in fed:
+                self._script_word(call, word, 0)
+            return _Effect(call, "program-stdin")
         if name in ("at", "batch") and not {"-l", "-r", "-d", "-c", "-f"} & set(values):
             for word in fed:  # at now <<EOF ... EOF: the job is the heredoc
                 self._script_word(call, word, 0)
@@ -579,3 +585,14 @@ class Walk(WrapperRules):
                 if effect.role == "program-stdin" and all(e.role == "text" for e in previous):
                     text = "\n".join(e.text for e in previous)
                     self._nested(text, depth, effect.call.display)
+
+
+def _shell_reads_its_input(name: str, values: Values) -> bool:
+    """``su`` or ``runuser`` with no ``-c``, ``sudo -s`` / ``-i`` with no command: a shell that
+    runs the lines it reads from its input."""
+    if name in ("su", "runuser"):
+        return not read_su(values).scripts and "-u" not in values
+    if name == "sudo":
+        read = read_options(GRAMMARS["sudo"], values)
+        return (read.given("s") or read.given("i")) and read.first_operand is None
+    return False
