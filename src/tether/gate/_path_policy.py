@@ -27,7 +27,6 @@ from __future__ import annotations
 import asyncio
 import os
 import posixpath
-import stat
 from collections.abc import Callable, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass, field
@@ -35,6 +34,7 @@ from pathlib import PurePosixPath
 from typing import Literal, Protocol, TypeAlias
 
 from tether.gate._protected_paths import protected_workspace_rule
+from tether.gate._secret_inodes import is_link_to_a_secret
 from tether.gate._secret_paths import SECRET_SEARCH_GLOBS, secret_path_rule
 from tether.gate._verdict import Verdict, strictest
 
@@ -281,10 +281,9 @@ class PathPolicy:
                 return Verdict.deny(f"secret: {rule} — {shown}")
         inside = _is_within(resolved, roots.workspace_real)
         if access == "read":
-            if inside and self._resolver is None and _has_other_names(resolved):
-                return Verdict.approve(
-                    f"read of a file with other names (hard links; one may be a secret) — {shown}"
-                )
+            local = self._resolver is None and roots.home
+            if inside and local and is_link_to_a_secret(resolved, roots.home):
+                return Verdict.deny(f"secret: a hard link to a secret file of the home — {shown}")
             if inside:
                 return Verdict.allow(f"read inside the workspace — {shown}")
             if _within_any(resolved, others_real):
@@ -419,13 +418,3 @@ def _is_within(path: str, root: str) -> bool:
 
 def _printable(path: str) -> str:
     return path if path.isprintable() else repr(path)
-
-
-def _has_other_names(path: str) -> bool:
-    """Whether ``path`` is a regular file with more than one name: a hard link made to
-    ``~/.ssh/id_rsa`` inside the workspace reads as the key, and no path rule sees it."""
-    try:
-        status = os.stat(path)
-    except OSError:
-        return False
-    return stat.S_ISREG(status.st_mode) and status.st_nlink > 1

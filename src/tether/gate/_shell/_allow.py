@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING
 from tree_sitter import Node
 
 from .._path_policy import SECRET_SEARCH_GLOBS
+from .._secret_inodes import is_link_to_a_secret
 from .._verdict import Verdict
 from ._budget import spend_entries
 from ._git_neutral import neutralised_words
@@ -70,6 +71,15 @@ class PathChecks:
             spend_entries(1)  # each resolves a path on disk: it counts like a listed entry
             verdict = self._verdicts[key] = self._policy.check(path, access)
         return verdict
+
+    def _links_to_a_secret(self, entry: os.DirEntry[str]) -> bool:
+        """A file with other names, one a secret of the home (``ln ~/.ssh/id_rsa notes``)."""
+        home = self._policy.home
+        try:
+            several = entry.stat(follow_symlinks=False).st_nlink > 1
+        except OSError:
+            return True
+        return several and home is not None and is_link_to_a_secret(entry.path, home)
 
     @property
     def local(self) -> bool:
@@ -126,23 +136,12 @@ class PathChecks:
                         return verdict.reasons[0] if verdict.reasons else entry.path
                 elif entry.is_dir(follow_symlinks=False):
                     pending.append(entry.path)
-                elif entry.is_file(follow_symlinks=False) and _other_names(entry):
-                    return (
-                        f"a file with other names (hard links; one may be a secret) — {entry.path}"
-                    )
+                elif entry.is_file(follow_symlinks=False) and self._links_to_a_secret(entry):
+                    return f"a hard link to a secret — {entry.path}"
         return None
 
 
 _IGNORE_FILES = frozenset({".ignore", ".rgignore", ".gitignore"})
-
-
-def _other_names(entry: os.DirEntry[str]) -> bool:
-    """A regular file with more than one name: a hard link to ``~/.ssh/id_rsa`` reads as the
-    key under a name no secret rule knows."""
-    try:
-        return entry.stat(follow_symlinks=False).st_nlink > 1
-    except OSError:
-        return True
 
 
 def _whitelists(path: str) -> bool:

@@ -70,17 +70,21 @@ def has_glob(text: str) -> bool:
     return "*" in text or "?" in text or "[" in text
 
 
-_PROC_ALIAS = re.compile(r"^/proc/(?:self|thread-self|\d+)/(root|cwd)(?=/|$)")
+_PROC_ALIAS = re.compile(r"^/proc/(self|thread-self|\d+)/(root|cwd)(?=/|$)")
 
 
 def _without_proc_aliases(path: str, cwd: str | None) -> str | None:
-    """``/proc/self/root/root`` is ``/root`` (a process's ``root`` link is ``/`` outside a
-    chroot) and ``/proc/self/cwd/x`` is ``x`` in the working directory (``None``: unknown)."""
+    """``/proc/PID/root/root`` is ``/root`` (a process's ``root`` link is ``/`` outside a
+    chroot), and ``/proc/self/cwd/x`` is ``x`` in the working directory (``None``: unknown).
+    Another process's ``cwd`` is wherever that process is: the path stays as written, for the
+    path policy to resolve the link."""
     alias = _PROC_ALIAS.match(path)
-    if alias is None or not path.startswith("/proc/"):
+    if alias is None:
         return path
     rest = path[alias.end() :]
-    if alias.group(1) == "cwd":
+    if alias.group(2) == "cwd":
+        if alias.group(1).isdigit():
+            return path
         return None if cwd is None else posixpath.normpath(cwd + rest)
     return rest or "/"
 

@@ -125,8 +125,12 @@ class FileRules:
             if "<" in operator:
                 self._path(shown, value, "read")
 
-    def _path(self, display: str, value: str | None, access: str) -> None:
-        """Check one visible read or write of ``value``: secrets, persistence, the path policy."""
+    def _path(
+        self, display: str, value: str | None, access: str, *, makes_keys: bool = False
+    ) -> None:
+        """Check one visible read or write of ``value``: secrets, persistence, the path policy.
+        ``makes_keys``: the program creates keys (``openssl genrsa -out key.pem``), so a write
+        to a file named like a secret is a new one, a person's call, not a leak."""
         if value is None:
             self._approve(f"{display}: {access}s a path that expands at run time")
             return
@@ -162,4 +166,7 @@ class FileRules:
             if access == "list" and verdict.decision == "deny":  # naming a secret is not reading it
                 verdict = Verdict.approve(*verdict.reasons)
             reasons = tuple(f"{display}: {reason}" for reason in verdict.reasons)
+            secret = all(reason.startswith("secret:") for reason in verdict.reasons)
+            if makes_keys and access == "write" and verdict.decision == "deny" and secret:
+                verdict = Verdict.approve(*verdict.reasons)
             self.verdicts.append(Verdict(verdict.decision, reasons))

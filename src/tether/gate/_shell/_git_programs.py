@@ -14,7 +14,7 @@ import itertools
 import re
 import shlex
 
-from ._call import Values
+from ._call import Values, git_subcommand
 
 __all__ = ["git_programs"]
 
@@ -22,7 +22,8 @@ _COMMAND_OPTIONS = ("--upload-pack", "--receive-pack", "--exec")
 _KEY_NAMES_PROGRAM = re.compile(
     r"^(core\.editor|sequence\.editor|gpg\.program|gpg\..+\.program|(diff|merge)tool\..+\.cmd|"
     r"remote\..+\.(uploadpack|receivepack)|sendemail\..*cmd|interactive\.difffilter|"
-    r"web\.browser|browser\..+\.(cmd|path)|man\..+\.(cmd|path))$",
+    r"web\.browser|browser\..+\.(cmd|path)|man\..+\.(cmd|path)|gpg\.ssh\.defaultkeycommand|"
+    r"core\.alternaterefscommand)$",
     re.I,
 )
 """Config keys whose value is a program git runs; the blanket ones (``core.pager``, hooks,
@@ -34,12 +35,13 @@ def git_programs(values: Values) -> list[str]:
     config values. git takes any unambiguous prefix of a long option (``--upload-p=CMD``), so
     every prefix counts."""
     scripts: list[str] = []
+    short_u = git_subcommand(values)[0] in ("clone", "ls-remote")  # elsewhere -u is a flag
     for value, following in itertools.pairwise((*values, None)):
         if value is None:
             continue
         option, eq, attached = value.partition("=")
         named = len(option) > 3 and any(o.startswith(option) for o in _COMMAND_OPTIONS)
-        if named or option == "-u":
+        if named or (option == "-u" and short_u):
             script = attached if eq else following
             scripts += [script] if script else []
         elif value.startswith("ext::"):
@@ -69,9 +71,21 @@ def _ext_command(spec: str) -> str:
     return shlex.join(a for a in arguments if a)
 
 
+_CONFIG_VALUED = frozenset({"-c", "-C", "--git-dir", "--work-tree", "--namespace", "-f", "--file",
+                            "--blob", "--type", "--default", "--comment", "--value"})  # fmt: skip
+
+
 def _configured(values: Values) -> list[str]:
     """``git config [--global] KEY VALUE`` of a key that names a program: its VALUE."""
-    words = [v for v in values if v is not None and not v.startswith("-")]
+    words: list[str] = []
+    skip = False
+    for value in values:  # options and their values out: --type path, -f FILE, --blob B
+        if skip or value is None:
+            skip = False
+            continue
+        skip = value in _CONFIG_VALUED
+        if not value.startswith("-"):
+            words.append(value)
     if "config" not in words:
         return []
     after = words[words.index("config") + 1 :]

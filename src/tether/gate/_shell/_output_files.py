@@ -14,13 +14,14 @@ from __future__ import annotations
 
 import itertools
 import posixpath
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from ._getopt import Grammar, ReadOptions, grammar, read_options
 from ._path_rules import word_set
 
-__all__ = ["OUTPUT_WRITERS", "SPLIT", "output_files"]
+__all__ = ["KEY_MAKERS", "OUTPUT_WRITERS", "SPLIT", "output_files"]
 
 Words = Sequence[str | None]
 
@@ -213,11 +214,16 @@ def _zstd(values: Words) -> list[str | None]:
     written: list[str | None] = []
     for value, following in itertools.pairwise((*values, None)):
         option, eq, attached = (value or "").partition("=")
-        if value == "-o" or (option.startswith("--output-dir-") and not eq):
+        if _cluster_ends_in_o(value) or (option.startswith("--output-dir-") and not eq):
             written.append(following)
         elif option.startswith("--output-dir-") and eq:
             written.append(attached)
     return [w for w in written if w != "-"]
+
+
+def _cluster_ends_in_o(value: str | None) -> bool:
+    """``-o``, or a cluster of single letters ending in it (``-do FILE``, ``-qdfo FILE``)."""
+    return value is not None and re.fullmatch(r"-[a-zA-Z]*o", value) is not None
 
 
 def _second_operand(values: Words) -> list[str | None]:
@@ -232,12 +238,14 @@ def _gpg(values: Words) -> list[str | None]:
     written: list[str | None] = []
     for value, following in itertools.pairwise((*values, None)):
         option, eq, attached = (value or "").partition("=")
-        if value == "-o" or (len(option) >= 5 and "--output".startswith(option) and not eq):
+        if _cluster_ends_in_o(value) or (
+            len(option) >= 5 and "--output".startswith(option) and not eq
+        ):
             written.append(following)
         elif eq and len(option) >= 5 and "--output".startswith(option):
             written.append(attached)
-        elif value is not None and value.startswith("-o") and len(value) > 2:
-            written.append(value[2:])
+        elif value is not None and re.fullmatch(r"-[a-zA-Z]*o.+", value) and value[1] != "-":
+            written.append(value[value.index("o") + 1 :])
     return [w for w in written if w != "-"]
 
 
@@ -303,6 +311,8 @@ _OWN_READERS: dict[str, Callable[[Words], list[str | None]]] = {
     "sqlite3": _sqlite,
 }
 OUTPUT_WRITERS = frozenset(_READ) | frozenset(_OWN_READERS)
+KEY_MAKERS = frozenset({"openssl", "gpg", "gpg2"})
+"""Programs that create keys: a file they write named like a secret is a new key, not a leak."""
 
 
 def output_files(name: str, values: Words) -> list[str | None]:

@@ -282,7 +282,7 @@ def _git_key_runs_code(key: str, value: str | None) -> bool:
         r"submodule\..+\.update", lowered
     )  # fmt: skip
     return bool(_GIT_KEY_RUNS_CODE.match(key)) or bool(
-        command_value and (value or "!").startswith("!")
+        command_value and (value is None or value.startswith("!"))  # '': resets, runs nothing
     )
 
 

@@ -80,8 +80,9 @@ def runner_readings(name: str, values: Sequence[str | None]) -> RunnerReadings |
     scripts = tuple(_script_values(values, script_options))
     first = 0
     if subcommands is not None and subcommands is not _ANY:
-        first = next((i for i, v in enumerate(values) if not _is_option(v)), len(values))
-        if first == len(values) or values[first] not in subcommands:
+        # the first word that is one (an option's value may come first: uv --directory x run)
+        first = next((i for i, v in enumerate(values) if v in subcommands), len(values))
+        if first == len(values):
             return RunnerReadings((), scripts) if scripts else None
         first += 1
     candidates = [i for i in range(first, len(values)) if not _is_option(values[i])]

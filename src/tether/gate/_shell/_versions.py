@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import shutil
-from functools import lru_cache
 
 from ._path_rules import word_set
 
@@ -26,7 +25,8 @@ _SYSTEM_ROOTS = ("/usr/", "/bin/", "/sbin/", "/nix/store/")
 
 def version_refusal(name: str) -> str | None:
     """Why ``name --version`` is not provably read-only here (``None``: it is)."""
-    real = _resolved(name, os.environ.get("PATH", ""))
+    found = shutil.which(name)  # looked up afresh: a link the workspace holds may change
+    real = os.path.realpath(found) if found is not None else None
     if real is None:
         return f"{name} --version: {name} is not found here"
     if not real.startswith(_SYSTEM_ROOTS):
@@ -35,9 +35,3 @@ def version_refusal(name: str) -> str | None:
             "shim may run what the workspace's config names)"
         )
     return None
-
-
-@lru_cache(maxsize=256)
-def _resolved(name: str, path: str) -> str | None:
-    found = shutil.which(name, path=path)
-    return os.path.realpath(found) if found is not None else None

@@ -36,6 +36,7 @@ from ._getopt import read_options
 from ._heredoc import heredoc_disagreements
 from ._indirect import indirect_readings
 from ._lex import as_bash_reads_it, differs_from_the_parser
+from ._output_files import KEY_MAKERS
 from ._parse import Command, Script, ShellParser, Word
 from ._program_kinds import (
     DECLARATIONS,
@@ -503,7 +504,7 @@ class Walk(WrapperRules):
             self._deny(reason)
         targets = rules.write_targets(call)
         for target in targets:
-            self._path(call.display, target, "write")
+            self._path(call.display, target, "write", makes_keys=call.name in KEY_MAKERS)
         self._extracted_into(call, targets)
         reads = rules.read_only_paths(call.name, call.values)
         if call.name not in NOT_READING:

@@ -16,10 +16,10 @@ from ._call import Call, Paths, display, parse_options
 from ._find_walk import FindRules
 from ._make_eval import makefile_scripts
 from ._parse import Command, Word
-from ._program_kinds import SENSITIVE_ENV, STDIN_FILES, environment_readings
+from ._program_kinds import STDIN_FILES, environment_readings
 from ._runners import runner_readings
 from ._su import read_su
-from ._words import fed_words, is_option
+from ._words import fed_words, is_option, printed_text
 from ._wrapper_commands import Wrapped
 
 __all__ = ["SETS_A_VARIABLE", "WrapperRules"]
@@ -84,14 +84,16 @@ class WrapperRules(FindRules):
         ``alias``, and ``read NAME <<< text`` / ``printf -v NAME text``: a value some program
         runs, or bash runs, is judged."""
         if name in SETS_A_VARIABLE:
-            names = [w.value for w in words if w.value and SENSITIVE_ENV.match(w.value)]
+            names = [w.value for w in words if w.value and environment_readings(w.value, "x")]
             if names and name == "read":
                 texts = [w.value if w.value is not None else w.raw for w in fed_words(cmd)]
-                self._evidence(texts, depth, f"{call.display}: reads a command into {names[0]}")
-            elif names and any(w.value == "-v" for w in words):  # printf -v NAME FORMAT
+                readings = [r for t in texts for r in environment_readings(names[0], t)]
+                self._evidence(readings, depth, f"{call.display}: reads a command into {names[0]}")
+            elif names and any(w.value == "-v" for w in words):  # printf -v NAME FORMAT ARGS
                 at = next(i for i, w in enumerate(words) if w.value == names[0])
-                text = " ".join(w.value if w.value is not None else w.raw for w in words[at + 1 :])
-                self._evidence([text], depth, f"{call.display}: sets {names[0]}")
+                printed = printed_text("printf", tuple(w.value for w in words[at + 1 :]))
+                readings = environment_readings(names[0], printed)
+                self._evidence(readings, depth, f"{call.display}: sets {names[0]}")
             return
         for word in words:
             given = word.value if word.value is not None else self._expanded_value(word)

@@ -1,0 +1,72 @@
+"""Hard links to secrets: a second name for ``~/.ssh/id_rsa`` inside the workspace reads as the
+key, and no path rule sees it. Not every file with other names is one: uv and pnpm hard-link
+whole package trees from their caches. So a file counts as a secret's other name when its inode
+is one of the home's secret files' (its key, cloud, GnuPG and other credential files), listed
+afresh every few seconds.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import threading
+import time
+
+__all__ = ["is_link_to_a_secret"]
+
+_SECRET_DIRECTORIES = (".ssh", ".aws", ".gnupg", ".kube", ".docker", ".azure", ".config/gcloud",
+                       ".config/gh", ".password-store")  # fmt: skip
+_SECRET_FILES = (".netrc", ".git-credentials", ".pgpass", ".npmrc", ".pypirc", ".env",
+                 ".vault-token", ".my.cnf")  # fmt: skip
+_MAX_ENTRIES = 2000
+_FRESH_SECONDS = 5.0
+_cache: dict[str, tuple[float, frozenset[tuple[int, int]]]] = {}
+_lock = threading.Lock()
+
+
+def is_link_to_a_secret(path: str, home: str) -> bool:
+    """Whether ``path`` is a regular file with more than one name, one of them a secret file
+    of ``home``."""
+    try:
+        status = os.stat(path)
+    except OSError:
+        return False
+    if not stat.S_ISREG(status.st_mode) or status.st_nlink < 2:
+        return False
+    return (status.st_dev, status.st_ino) in _secret_inodes(home)
+
+
+def _secret_inodes(home: str) -> frozenset[tuple[int, int]]:
+    now = time.monotonic()
+    with _lock:
+        cached = _cache.get(home)
+        if cached is not None and now - cached[0] < _FRESH_SECONDS:
+            return cached[1]
+    inodes = frozenset(_listed(home))
+    with _lock:
+        _cache[home] = (now, inodes)
+    return inodes
+
+
+def _listed(home: str) -> set[tuple[int, int]]:
+    inodes: set[tuple[int, int]] = set()
+    for name in _SECRET_FILES:
+        _add(os.path.join(home, name), inodes)
+    seen = 0
+    for directory in _SECRET_DIRECTORIES:
+        for root, _dirs, files in os.walk(os.path.join(home, directory)):
+            seen += len(files)
+            if seen > _MAX_ENTRIES:
+                return inodes
+            for name in files:
+                _add(os.path.join(root, name), inodes)
+    return inodes
+
+
+def _add(path: str, inodes: set[tuple[int, int]]) -> None:
+    try:
+        status = os.stat(path, follow_symlinks=False)
+    except OSError:
+        return
+    if stat.S_ISREG(status.st_mode):
+        inodes.add((status.st_dev, status.st_ino))
