@@ -9,7 +9,6 @@ from __future__ import annotations
 import shlex
 import shutil
 import subprocess
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -67,15 +66,6 @@ _SPELLINGS = {
                 ":memory: '.save out/o.db'", ":memory: '.backup out/o.db'"],
 }  # fmt: skip
 _CASES = [(name, spelling) for name, spellings in _SPELLINGS.items() for spelling in spellings]
-
-
-@pytest.fixture(autouse=True)
-def _no_gpg_agent_left(tmp_path: Path) -> Iterator[None]:
-    """gpg starts an agent for a fresh home; stop it, so no test leaves a daemon behind."""
-    yield
-    if (tmp_path / ".gnupg").is_dir() and shutil.which("gpgconf"):
-        subprocess.run(["gpgconf", "--homedir", str(tmp_path / ".gnupg"), "--kill", "all"],
-                       capture_output=True, check=False, timeout=30)  # fmt: skip
 
 
 _NEEDS = {"openssl": "openssl", "xxd": "xxd", "patch": "patch", "script": "script", "git": "git"}

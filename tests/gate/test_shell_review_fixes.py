@@ -11,21 +11,11 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from tether.gate import PathPolicy, ShellPolicy
-
-
-@pytest.fixture(autouse=True)
-def _no_gpg_agent_left(tmp_path: Path) -> Iterator[None]:
-    """gpg starts an agent for a fresh home; stop it, so no test leaves a daemon behind."""
-    yield
-    if (tmp_path / ".gnupg").is_dir() and shutil.which("gpgconf"):
-        subprocess.run(["gpgconf", "--homedir", str(tmp_path / ".gnupg"), "--kill", "all"],
-                       capture_output=True, check=False, timeout=30)  # fmt: skip
 
 
 def _policy(workspace: str = "/tmp/ws") -> ShellPolicy:
