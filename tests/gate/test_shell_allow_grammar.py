@@ -198,7 +198,19 @@ def test_random_shell_text_is_allowed_only_when_every_word_is_literal(
 ) -> None:
     verdict = policy.classify(text)
     if verdict.decision == "allow" and text.strip():
-        assert not any(c in text for c in "$`*?[{}()<>&!=\\"), text
+        # a backslash that quotes one character is literal (``\\ls`` is ``ls``); one that
+        # joins lines is where bash and tree-sitter part ways, and never allowed
+        assert not any(c in text for c in "$`*?[{}()<>&!="), text
+        assert "\\\n" not in text, text
+
+
+def test_a_backslash_quoting_one_character_is_literal_one_joining_lines_is_not(
+    policy: ShellPolicy,
+) -> None:
+    """Hypothesis once drew ``\\ls``: bash runs ``ls`` (the backslash only stops an alias), the
+    proof runs ``'ls'``; a backslash-newline is where bash and tree-sitter part ways."""
+    assert policy.classify("\\ls -a").decision == "allow"
+    assert policy.classify("ls \\\n-a").decision != "allow"
 
 
 def test_a_recursive_search_is_allowed_only_over_a_tree_without_secrets(tmp_path: Path) -> None:
