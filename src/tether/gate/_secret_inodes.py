@@ -24,11 +24,11 @@ _cache: dict[str, tuple[float, frozenset[tuple[int, int]]]] = {}
 _lock = threading.Lock()
 
 
-def is_link_to_a_secret(path: str, home: str) -> bool:
-    """Whether ``path`` is a regular file with more than one name, one of them a secret file
-    of ``home``."""
+def is_link_to_a_secret(path: str | os.stat_result, home: str) -> bool:
+    """Whether ``path`` (or its status, already read) is a regular file with more than one
+    name, one of them a secret file of ``home``."""
     try:
-        status = os.stat(path)
+        status = os.stat(path) if isinstance(path, str) else path
     except OSError:
         return False
     if not stat.S_ISREG(status.st_mode) or status.st_nlink < 2:

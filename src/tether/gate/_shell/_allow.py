@@ -76,10 +76,10 @@ class PathChecks:
         """A file with other names, one a secret of the home (``ln ~/.ssh/id_rsa notes``)."""
         home = self._policy.home
         try:
-            several = entry.stat(follow_symlinks=False).st_nlink > 1
+            status = entry.stat(follow_symlinks=False)  # cached by the directory listing
         except OSError:
             return True
-        return several and home is not None and is_link_to_a_secret(entry.path, home)
+        return home is not None and is_link_to_a_secret(status, home)
 
     @property
     def local(self) -> bool:

@@ -15,8 +15,8 @@ from typing import NamedTuple, TypeAlias
 from ._parse import Word
 
 __all__ = [
-    "Call", "Options", "Paths", "Values", "collapse", "display", "git_subcommand", "has_glob",
-    "parse_options",
+    "GIT_GLOBAL_VALUED", "Call", "Options", "Paths", "Values", "collapse", "display",
+    "git_subcommand", "has_glob", "parse_options",
 ]  # fmt: skip
 
 
@@ -141,9 +141,10 @@ class Call:
         return f"{self.display}: {rule}"
 
 
-_GIT_GLOBAL_VALUE = frozenset(
+GIT_GLOBAL_VALUED = frozenset(
     {"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--config-env", "--super-prefix"}
 )
+"""git's own options that take the next word as their value (before the subcommand)."""
 
 
 def git_subcommand(values: Values) -> tuple[str | None, Values]:
@@ -153,7 +154,7 @@ def git_subcommand(values: Values) -> tuple[str | None, Values]:
         value = values[index]
         if value is None or not value.startswith("-"):
             return value, values[index + 1 :]
-        index += 2 if value in _GIT_GLOBAL_VALUE else 1
+        index += 2 if value in GIT_GLOBAL_VALUED else 1
     return None, ()
 
 

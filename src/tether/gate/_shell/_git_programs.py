@@ -14,7 +14,7 @@ import itertools
 import re
 import shlex
 
-from ._call import Values, git_subcommand
+from ._call import GIT_GLOBAL_VALUED, Values, git_subcommand
 
 __all__ = ["git_programs"]
 
@@ -71,8 +71,8 @@ def _ext_command(spec: str) -> str:
     return shlex.join(a for a in arguments if a)
 
 
-_CONFIG_VALUED = frozenset({"-c", "-C", "--git-dir", "--work-tree", "--namespace", "-f", "--file",
-                            "--blob", "--type", "--default", "--comment", "--value"})  # fmt: skip
+_CONFIG_VALUED = GIT_GLOBAL_VALUED | {"-f", "--file", "--blob", "--type", "--default", "--comment",
+                                      "--value"}  # fmt: skip
 
 
 def _configured(values: Values) -> list[str]:

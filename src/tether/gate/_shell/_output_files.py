@@ -18,10 +18,18 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
+from ._call import GIT_GLOBAL_VALUED
 from ._getopt import Grammar, ReadOptions, grammar, read_options
 from ._path_rules import word_set
 
-__all__ = ["KEY_MAKERS", "OUTPUT_WRITERS", "SPLIT", "output_files"]
+__all__ = [
+    "KEY_MAKERS",
+    "OUTPUT_WRITERS",
+    "SPLIT",
+    "names_one_of",
+    "output_files",
+    "sqlite_dot_commands",
+]
 
 Words = Sequence[str | None]
 
@@ -177,7 +185,7 @@ def _git(values: Words) -> list[str | None]:
         if values[index] == "-C" and index + 1 < len(values):
             following = values[index + 1]
             base = None if following is None or base is None else posixpath.join(base, following)
-        index += 2 if values[index] in ("-C", "-c", "--git-dir", "--work-tree") else 1
+        index += 2 if values[index] in GIT_GLOBAL_VALUED else 1
     subcommand = values[index] if index < len(values) else None
     if subcommand not in ("clone", "init"):
         return _git_writes_elsewhere(values[:index], subcommand, values[index + 1 :])
@@ -252,18 +260,31 @@ def _gpg(values: Words) -> list[str | None]:
 _SQLITE_WRITES = ("once", "output", "save", "backup")
 
 
-def _sqlite(values: Words) -> list[str | None]:
-    """sqlite3's ``.once FILE``, ``.output FILE``, ``.save FILE``, ``.backup FILE`` given as
-    arguments (any prefix of the dot-command's name; ``|COMMAND`` is a command:
-    :mod:`._wrappers`)."""
-    written: list[str | None] = []
+def sqlite_dot_commands(values: Words) -> list[tuple[str, str]]:
+    """The dot-commands sqlite3 is given as arguments (``sqlite3 x.db '.shell CMD'``), each as
+    its name (lowercase, without the dot) and the rest of its line."""
+    commands: list[tuple[str, str]] = []
     for value in values:
         for line in (value or "").splitlines():
             name, _, rest = line.strip().partition(" ")
-            command = name[1:].lower() if name.startswith(".") else ""
-            words = [w for w in rest.split() if not w.startswith("-")]
-            if command and words and any(c.startswith(command) for c in _SQLITE_WRITES):
-                written += [words[-1]] if not words[-1].startswith("|") else []
+            if name.startswith(".") and len(name) > 1:
+                commands.append((name[1:].lower(), rest.strip()))
+    return commands
+
+
+def names_one_of(command: str, names: tuple[str, ...]) -> bool:
+    """sqlite3's shell takes any prefix of a dot-command's name (``.sh`` is ``.shell``)."""
+    return any(name.startswith(command) for name in names)
+
+
+def _sqlite(values: Words) -> list[str | None]:
+    """sqlite3's ``.once FILE``, ``.output FILE``, ``.save FILE``, ``.backup FILE`` given as
+    arguments (``|COMMAND`` is a command: :mod:`._wrappers`)."""
+    written: list[str | None] = []
+    for command, rest in sqlite_dot_commands(values):
+        words = [w for w in rest.split() if not w.startswith("-")]
+        if words and names_one_of(command, _SQLITE_WRITES) and not words[-1].startswith("|"):
+            written.append(words[-1])
     return written
 
 

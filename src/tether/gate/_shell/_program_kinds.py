@@ -24,6 +24,7 @@ __all__ = [
     "WRAPPER_OPTIONS",
     "WRAPPER_RAISES",
     "environment_readings",
+    "judged_variable",
 ]
 
 SYSTEM_BIN = frozenset({"/bin", "/sbin", "/usr/bin", "/usr/sbin", "/usr/local/bin"})
@@ -66,6 +67,11 @@ def environment_readings(name: str, value: str) -> list[str]:
     if name in OPTIONS_ENV:
         return [OPTIONS_ENV[name].format(value)]
     return [value] if SENSITIVE_ENV.match(name) else []
+
+
+def judged_variable(name: str) -> bool:
+    """Whether a value of ``name`` is judged (:func:`environment_readings` has readings)."""
+    return name.startswith("BASH_FUNC_") or name in OPTIONS_ENV or bool(SENSITIVE_ENV.match(name))
 
 
 # The options of each wrapper that take a value ("=": VAR=value words may follow them).

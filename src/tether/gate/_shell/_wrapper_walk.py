@@ -16,7 +16,7 @@ from ._call import Call, Paths, display, parse_options
 from ._find_walk import FindRules
 from ._make_eval import makefile_scripts
 from ._parse import Command, Word
-from ._program_kinds import STDIN_FILES, environment_readings
+from ._program_kinds import STDIN_FILES, environment_readings, judged_variable
 from ._runners import runner_readings
 from ._su import read_su
 from ._words import fed_words, is_option, printed_text
@@ -84,7 +84,7 @@ class WrapperRules(FindRules):
         ``alias``, and ``read NAME <<< text`` / ``printf -v NAME text``: a value some program
         runs, or bash runs, is judged."""
         if name in SETS_A_VARIABLE:
-            names = [w.value for w in words if w.value and environment_readings(w.value, "x")]
+            names = [w.value for w in words if w.value and judged_variable(w.value)]
             if names and name == "read":
                 texts = [w.value if w.value is not None else w.raw for w in fed_words(cmd)]
                 readings = [r for t in texts for r in environment_readings(names[0], t)]

@@ -18,7 +18,7 @@ from ._call import Values
 from ._getopt import read_options
 from ._git_programs import git_programs
 from ._make_eval import make_eval
-from ._output_files import SPLIT
+from ._output_files import SPLIT, names_one_of, sqlite_dot_commands
 from ._perf import perf
 from ._sed import sed_effects
 from ._sed_arguments import SedArguments, read_sed_arguments
@@ -251,17 +251,13 @@ _SQLITE_PIPED = ("once", "output", "import", "read")
 def _sqlite(values: Values) -> Unwrapped | None:
     """sqlite3's dot-commands given as arguments (``sqlite3 x.db '.shell CMD'``, ``-cmd``): the
     shell commands ``.shell`` / ``.system`` run and the ``|COMMAND`` of ``.once``, ``.output``,
-    ``.import`` and ``.read``. The shell takes any prefix of a dot-command's name (``.sh``)."""
+    ``.import`` and ``.read``."""
     scripts: list[str] = []
-    for value in values:
-        for line in (value or "").splitlines():
-            name, _, rest = line.strip().partition(" ")
-            command = name[1:].lower() if name.startswith(".") else ""
-            rest = rest.strip()
-            if len(command) > 1 and any(c.startswith(command) for c in _SQLITE_SHELL):
-                scripts.append(rest)
-            elif command and any(c.startswith(command) for c in _SQLITE_PIPED):
-                scripts += [rest[1:]] if rest.startswith("|") else []
+    for command, rest in sqlite_dot_commands(values):
+        if len(command) > 1 and names_one_of(command, _SQLITE_SHELL):
+            scripts.append(rest)
+        elif names_one_of(command, _SQLITE_PIPED) and rest.startswith("|"):
+            scripts.append(rest[1:])
     found = tuple(s for s in scripts if s)
     return Unwrapped(None, found, "runs shell commands from its arguments") if found else None
 
