@@ -7,6 +7,8 @@ call would ask a person in every mode, and an exit status scripts can branch on 
 
 from __future__ import annotations
 
+import contextlib
+import os
 import sys
 from typing import TextIO
 
@@ -25,6 +27,14 @@ def _printable(text: str) -> str:
     return "".join(c if c.isprintable() else f"\\x{ord(c):02x}" for c in text)
 
 
+def _discard_further_output(out: TextIO) -> None:
+    """Point ``out``'s descriptor at /dev/null, so the flush at exit does not fail again."""
+    with contextlib.suppress(OSError, ValueError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, out.fileno())
+        os.close(devnull)
+
+
 def check_command(script: str, workspace: str | None = None, *, out: TextIO | None = None) -> int:
     """Print the verdict on ``script`` to ``out`` (standard output); its exit status. With
     ``workspace``, the files the command visibly reads or writes are also judged by that
@@ -32,9 +42,12 @@ def check_command(script: str, workspace: str | None = None, *, out: TextIO | No
     out = out or sys.stdout
     path_policy = PathPolicy(workspace) if workspace else None
     verdict = ShellPolicy(path_policy).classify(script)
-    out.write(verdict.decision + "\n")
-    for reason in verdict.reasons:
-        out.write(_printable(reason) + "\n")
+    lines = [verdict.decision, *(_printable(reason) for reason in verdict.reasons)]
     if verdict.needs_person:
-        out.write("person: asked in every mode, yolo included (strict denies it)\n")
+        lines.append("person: asked in every mode, yolo included (strict denies it)")
+    try:
+        out.write("".join(line + "\n" for line in lines))
+        out.flush()
+    except BrokenPipeError:  # the reader has gone (``| head -1``): the exit status still tells
+        _discard_further_output(out)
     return CHECK_COMMAND_EXIT[verdict.decision]

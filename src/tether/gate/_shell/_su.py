@@ -17,8 +17,9 @@ from dataclasses import dataclass
 
 from ._getopt import ReadOptions, grammar, read_options
 from ._words import SHELLS
+from ._wrapper_commands import GRAMMARS
 
-__all__ = ["SU", "UserShell", "read_su"]
+__all__ = ["SU", "UserShell", "read_su", "shell_reads_its_input"]
 
 SU = grammar(
     "c:fg:G:lmpPs:u:hVw:",
@@ -75,3 +76,14 @@ def _shell_line(
 
 def _home(user: str | None) -> str | None:
     return _ROOT_HOME if user in ("root", "0") else None
+
+
+def shell_reads_its_input(name: str, values: Sequence[str | None]) -> bool:
+    """``su`` or ``runuser`` with no ``-c``, ``sudo -s`` / ``-i`` with no command: a shell that
+    runs the lines it reads from its input."""
+    if name in ("su", "runuser"):
+        return not read_su(values).scripts and "-u" not in values
+    if name == "sudo":
+        read = read_options(GRAMMARS["sudo"], values)
+        return (read.given("s") or read.given("i")) and read.first_operand is None
+    return False

@@ -30,9 +30,8 @@ from .._verdict import Verdict
 from . import _rules as rules
 from ._allow import PathChecks
 from ._budget import check_size
-from ._call import Call, Paths, Values, collapse, display, parse_options
+from ._call import Call, Paths, collapse, display, parse_options
 from ._expand import Environment, brace_expand, expand_word
-from ._getopt import read_options
 from ._heredoc import heredoc_disagreements
 from ._indirect import indirect_readings
 from ._lex import as_bash_reads_it, differs_from_the_parser
@@ -55,7 +54,7 @@ from ._program_kinds import (
     WRAPPER_RAISES,
     environment_readings,
 )
-from ._su import read_su
+from ._su import shell_reads_its_input
 from ._words import (
     EXPANDS,
     INTERPRETERS,
@@ -105,6 +104,8 @@ class Walk(WrapperRules):
         """The script as parsed at depth 0 (what ``allow`` must be proved on)."""
         self._outer_paths: Paths | None = None
         """Where the shell is while a wrapper runs its command elsewhere (``env -C DIR``)."""
+        self._reads_input = False
+        """The script runs a program read from its own input (a first-stage ``bash``, ``su``)."""
 
     # --- scripts -----------------------------------------------------------------------------
 
@@ -138,6 +139,8 @@ class Walk(WrapperRules):
         output_shell: str | None = None
         for cmd in script.commands:
             effects = self._command(cmd, depth)
+            if not (cmd.stage or cmd.nested) and any(e.role == "program-stdin" for e in effects):
+                self._reads_input = True
             if cmd.pipeline >= 0:
                 self._effects.setdefault((cmd.pipeline, cmd.stage), []).extend(effects)
             if output_shell is not None and not cmd.nested:
@@ -156,11 +159,15 @@ class Walk(WrapperRules):
             elif effect.role == "text":
                 self._nested(effect.text, depth, shell)
 
-    def _nested(self, text: str, depth: int, display: str) -> None:
-        before = len(self.verdicts)
+    def _nested(self, text: str, depth: int, display: str) -> bool:
+        """Judge ``text`` as a script; whether it runs a program read from its input (which is
+        then the input of the command that runs ``text``: ``echo CMD | su -c bash``)."""
+        before, outer, self._reads_input = len(self.verdicts), self._reads_input, False
         self.script(text, depth + 1)
         if len(self.verdicts) == before:
             self.verdicts.append(Verdict.allow(f"{display}: runs nothing"))
+        reads, self._reads_input = self._reads_input, outer
+        return reads
 
     def _evidence(self, readings: list[str], depth: int, why: str) -> None:
         """Classify each reading of an unknown command; keep what one of them would deny."""
@@ -309,13 +316,13 @@ class Walk(WrapperRules):
             self._find(call, words, cmd, depth)
             return [_Effect(call, "other")]
         self._runner(name, words, depth)
-        if name in ("su", "runuser"):
-            self._switched_user(call, depth)
+        reads = name in ("su", "runuser") and self._switched_user(call, depth)
         if rules.family(name) in INTERPRETERS or name in ("source", ".", "su", "runuser"):
             self._fetched(call, words)
         if name in ("source", ".") and words and self._sourced(call, words[0], cmd, depth):
             return [_Effect(call, "program-stdin")]
-        return [self._classify(call, cmd)]
+        effect = self._classify(call, cmd)
+        return [self._input_script(call, cmd, depth) if reads else effect]
 
     def _aliases_expand(self) -> bool:
         """Whether an alias defined here can ever run: bash -c expands none unless the script
@@ -435,14 +442,13 @@ class Walk(WrapperRules):
         if unusual:
             self._approve(f"{call.display}: starts a shell with {' '.join(unusual)}")
         if "c" in letters:
-            if rest:
-                self._script_word(call, rest[0], depth)
+            reads = bool(rest) and self._script_word(call, rest[0], depth)
             if len(rest) > 1 and rest[0].value is not None:
                 args = [w.value or "" for w in rest[1:]]
                 positional = {str(i): arg for i, arg in enumerate(args)} | {"@": " ".join(args[1:])}
                 reading = substitute(rest[0].value, positional)
                 self._evidence([reading], depth, f"{call.display}: with its arguments in place")
-            return _Effect(call, "shell")
+            return self._input_script(call, cmd, depth) if reads else _Effect(call, "shell")
         if rest and rest[0].raw.startswith("<("):
             self._substituted_script(call, rest[0], depth)
             return _Effect(call, "shell")
@@ -477,12 +483,19 @@ class Walk(WrapperRules):
         for text in printed:
             self._nested(text, depth, call.display)
 
-    def _script_word(self, call: Call, word: Word, depth: int) -> None:
+    def _script_word(self, call: Call, word: Word, depth: int) -> bool:
         if word.value is not None:
-            self._nested(word.value, depth, call.display)
-        else:
-            self._approve(f"{call.display}: runs a script that expands at run time")
-            self._fetched(call, (word,))
+            return self._nested(word.value, depth, call.display)
+        self._approve(f"{call.display}: runs a script that expands at run time")
+        self._fetched(call, (word,))
+        return False
+
+    def _input_script(self, call: Call, cmd: Command, depth: int) -> _Effect:
+        """A command whose script runs a program read from its input (``bash -c bash``,
+        ``su -c sh``): what it is fed, or what a pipeline prints into it, is that program."""
+        for word in fed_words(cmd):
+            self._script_word(call, word, depth)
+        return _Effect(call, "program-stdin")
 
     def _fetched(self, call: Call, words: tuple[Word, ...]) -> None:
         """Deny running code that a substitution in ``words`` downloads or decodes."""
@@ -539,10 +552,8 @@ class Walk(WrapperRules):
         if name in ("echo", "printf") and None not in values:
             return _Effect(call, "text", printed_text(name, values))
         fed = fed_words(cmd)
-        if _shell_reads_its_input(name, values):  # echo CMD | su, su <<< CMD, sudo -s
-            for word in fed:
-                self._script_word(call, word, 0)
-            return _Effect(call, "program-stdin")
+        if shell_reads_its_input(name, values):  # echo CMD | su, su <<< CMD, sudo -s
+            return self._input_script(call, cmd, 0)
         if name in ("at", "batch") and not {"-l", "-r", "-d", "-c", "-f"} & set(values):
             for word in fed:  # at now <<EOF ... EOF: the job is the heredoc
                 self._script_word(call, word, 0)
@@ -586,14 +597,3 @@ class Walk(WrapperRules):
                 if effect.role == "program-stdin" and all(e.role == "text" for e in previous):
                     text = "\n".join(e.text for e in previous)
                     self._nested(text, depth, effect.call.display)
-
-
-def _shell_reads_its_input(name: str, values: Values) -> bool:
-    """``su`` or ``runuser`` with no ``-c``, ``sudo -s`` / ``-i`` with no command: a shell that
-    runs the lines it reads from its input."""
-    if name in ("su", "runuser"):
-        return not read_su(values).scripts and "-u" not in values
-    if name == "sudo":
-        read = read_options(GRAMMARS["sudo"], values)
-        return (read.given("s") or read.given("i")) and read.first_operand is None
-    return False

@@ -35,8 +35,9 @@ class WrapperRules(FindRules):
 
     _evidence: Callable[[list[str], int, str], None]
     """The walk's judgement of code found in the words (:meth:`~._walk.Walk._evidence`)."""
-    _script_word: Callable[[Call, Word, int], None]
-    """The walk's judgement of a shell script (:meth:`~._walk.Walk._script_word`)."""
+    _script_word: Callable[[Call, Word, int], bool]
+    """The walk's judgement of a shell script (:meth:`~._walk.Walk._script_word`): whether it
+    runs a program read from its input."""
     _outer_paths: Paths | None
     """Where the shell is while a wrapper runs its command elsewhere (``env -C DIR``)."""
     _expanded_value: Callable[[Word], str | None]
@@ -56,16 +57,17 @@ class WrapperRules(FindRules):
         a user whose home is not known here."""
         return "/root" if (users[-1] if users else "root") in ("root", "0") else None
 
-    def _switched_user(self, call: Call, depth: int) -> None:
+    def _switched_user(self, call: Call, depth: int) -> bool:
         """``su`` and ``runuser`` without ``-u`` (:mod:`._su`): each shell line they run is
-        judged, in the user's home after a login (``su -``, ``-l``, ``--login``)."""
+        judged, in the user's home after a login (``su -``, ``-l``, ``--login``); whether one
+        runs a program read from the input (``su -c bash``)."""
         shell = read_su(call.values)
         outer = self.paths
         if shell.home != "":
             self._cd(shell.home)
-        for line in shell.scripts:
-            self._script_word(call, Word(line or "", line), depth)
+        reads = [self._script_word(call, Word(line or "", line), depth) for line in shell.scripts]
         self.paths = outer
+        return any(reads)
 
     def _makefile(self, call: Call, cmd: Command) -> None:
         """``make -f /dev/stdin`` (or a process substitution): judge the recipes it is fed."""
