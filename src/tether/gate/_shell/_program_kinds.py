@@ -23,6 +23,7 @@ __all__ = [
     "SYSTEM_BIN",
     "WRAPPER_OPTIONS",
     "WRAPPER_RAISES",
+    "WRITTEN_ENV",
     "environment_readings",
     "judged_variable",
 ]
@@ -56,6 +57,10 @@ OPTIONS_ENV = {
 }  # fmt: skip
 """Variables a program reads as options put before its own (``TAR_OPTIONS='-C /root'``): the
 value is judged as those options on a plain command line of that program."""
+WRITTEN_ENV = frozenset({"GIT_WORK_TREE", "GIT_INDEX_FILE"})
+"""Variables naming a place a program writes (git's work tree, its index): the value is judged
+as a write there, as ``git --work-tree=/root checkout .`` is, since the variable reaches every
+later git command."""
 
 
 def environment_readings(name: str, value: str) -> list[str]:
@@ -66,11 +71,12 @@ def environment_readings(name: str, value: str) -> list[str]:
         return [value.removeprefix("()").strip()]
     if name in OPTIONS_ENV:
         return [OPTIONS_ENV[name].format(value)]
-    return [value] if SENSITIVE_ENV.match(name) else []
+    return [value] if SENSITIVE_ENV.match(name) and name not in WRITTEN_ENV else []
 
 
 def judged_variable(name: str) -> bool:
-    """Whether a value of ``name`` is judged (:func:`environment_readings` has readings)."""
+    """Whether a value of ``name`` is judged (:func:`environment_readings` has readings, or
+    it is one of :data:`WRITTEN_ENV`)."""
     return name.startswith("BASH_FUNC_") or name in OPTIONS_ENV or bool(SENSITIVE_ENV.match(name))
 
 

@@ -52,7 +52,6 @@ from ._program_kinds import (
     SYSTEM_BIN,
     WRAPPER_OPTIONS,
     WRAPPER_RAISES,
-    environment_readings,
 )
 from ._su import shell_reads_its_input
 from ._words import (
@@ -194,8 +193,8 @@ class Walk(WrapperRules):
                 self.verdicts.append(Verdict.allow(f"{name}=...: sets a shell variable"))
             if value is None:  # GIT_SSH_COMMAND=$X git fetch: what $X holds, unsplit
                 value = self._expanded_value(assignment.value)
-            if value is not None and (readings := environment_readings(name, value)):
-                self._evidence(readings, depth, f"{name}=...: a command some program may run")
+            if value is not None:
+                self._assigned(name, value, depth, f"{name}=...")
             if value is not None and STORED_CODE.search(value):
                 self._evidence([value], depth, f"{name}=...: holds code bash may run later")
             if cmd.name is None and value is not None:

@@ -16,7 +16,7 @@ from ._call import Call, Paths, display, parse_options
 from ._find_walk import FindRules
 from ._make_eval import makefile_scripts
 from ._parse import Command, Word
-from ._program_kinds import STDIN_FILES, environment_readings, judged_variable
+from ._program_kinds import STDIN_FILES, WRITTEN_ENV, environment_readings, judged_variable
 from ._runners import runner_readings
 from ._su import read_su
 from ._words import fed_words, is_option, printed_text
@@ -88,14 +88,13 @@ class WrapperRules(FindRules):
         if name in SETS_A_VARIABLE:
             names = [w.value for w in words if w.value and judged_variable(w.value)]
             if names and name == "read":
-                texts = [w.value if w.value is not None else w.raw for w in fed_words(cmd)]
-                readings = [r for t in texts for r in environment_readings(names[0], t)]
-                self._evidence(readings, depth, f"{call.display}: reads a command into {names[0]}")
+                for fed in fed_words(cmd):
+                    text = fed.value if fed.value is not None else fed.raw
+                    self._assigned(names[0], text, depth, call.display)
             elif names and any(w.value == "-v" for w in words):  # printf -v NAME FORMAT ARGS
                 at = next(i for i, w in enumerate(words) if w.value == names[0])
                 printed = printed_text("printf", tuple(w.value for w in words[at + 1 :]))
-                readings = environment_readings(names[0], printed)
-                self._evidence(readings, depth, f"{call.display}: sets {names[0]}")
+                self._assigned(names[0], printed, depth, call.display)
             return
         for word in words:
             given = word.value if word.value is not None else self._expanded_value(word)
@@ -104,8 +103,8 @@ class WrapperRules(FindRules):
                 continue
             if name == "alias" and self._aliases_expand():
                 self._evidence([value], depth, f"{call.display}: defines a command")
-            elif name != "alias" and (readings := environment_readings(variable, value)):
-                self._evidence(readings, depth, f"{call.display}: defines a command")
+            elif name != "alias":
+                self._assigned(variable, value, depth, call.display)
 
     def _wrapper_environment(
         self, name: str, words: tuple[Word, ...], wrapped: Wrapped, depth: int
@@ -117,9 +116,17 @@ class WrapperRules(FindRules):
             assigned = [w.value for w in words[first : wrapped.start or len(words)]]
         for text in assigned:
             variable, eq, value = (text or "").partition("=")
-            if eq and (readings := environment_readings(variable, value)):
-                why = f"{name} {variable}=...: a command some program may run"
-                self._evidence(readings, depth, why)
+            if eq:
+                self._assigned(variable, value, depth, f"{name} {variable}=...")
+
+    def _assigned(self, variable: str, value: str, depth: int, shown: str) -> None:
+        """A value ``variable`` is given, wherever (``NAME=value cmd``, ``export``, ``env``):
+        judged as the command it stands for (:func:`environment_readings`), or as a write
+        where the variable names one (:data:`WRITTEN_ENV`: ``GIT_WORK_TREE=/root``)."""
+        if variable in WRITTEN_ENV:
+            self._path(f"{shown} ({variable})", value, "write")
+        if readings := environment_readings(variable, value):
+            self._evidence(readings, depth, f"{shown}: a command some program may run")
 
     def _misread_wrapper(
         self, name: str, words: tuple[Word, ...], problem: str, depth: int
