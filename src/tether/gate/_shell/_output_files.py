@@ -21,14 +21,13 @@ from dataclasses import replace
 from ._call import GIT_GLOBAL_VALUED
 from ._getopt import Grammar, ReadOptions, grammar, read_options
 from ._path_rules import word_set
+from ._sqlite import sqlite_writes
 
 __all__ = [
     "KEY_MAKERS",
     "OUTPUT_WRITERS",
     "SPLIT",
-    "names_one_of",
     "output_files",
-    "sqlite_dot_commands",
 ]
 
 Words = Sequence[str | None]
@@ -257,37 +256,6 @@ def _gpg(values: Words) -> list[str | None]:
     return [w for w in written if w != "-"]
 
 
-_SQLITE_WRITES = ("once", "output", "save", "backup")
-
-
-def sqlite_dot_commands(values: Words) -> list[tuple[str, str]]:
-    """The dot-commands sqlite3 is given as arguments (``sqlite3 x.db '.shell CMD'``), each as
-    its name (lowercase, without the dot) and the rest of its line."""
-    commands: list[tuple[str, str]] = []
-    for value in values:
-        for line in (value or "").splitlines():
-            name, _, rest = line.strip().partition(" ")
-            if name.startswith(".") and len(name) > 1:
-                commands.append((name[1:].lower(), rest.strip()))
-    return commands
-
-
-def names_one_of(command: str, names: tuple[str, ...]) -> bool:
-    """sqlite3's shell takes any prefix of a dot-command's name (``.sh`` is ``.shell``)."""
-    return any(name.startswith(command) for name in names)
-
-
-def _sqlite(values: Words) -> list[str | None]:
-    """sqlite3's ``.once FILE``, ``.output FILE``, ``.save FILE``, ``.backup FILE`` given as
-    arguments (``|COMMAND`` is a command: :mod:`._wrappers`)."""
-    written: list[str | None] = []
-    for command, rest in sqlite_dot_commands(values):
-        words = [w for w in rest.split() if not w.startswith("-")]
-        if words and names_one_of(command, _SQLITE_WRITES) and not words[-1].startswith("|"):
-            written.append(words[-1])
-    return written
-
-
 _GIT_READS_ONLY = frozenset({"status", "diff", "log", "show", "ls-files", "grep", "blame"})
 
 
@@ -329,7 +297,7 @@ _OWN_READERS: dict[str, Callable[[Words], list[str | None]]] = {
     "lwp-download": _second_operand,
     "gpg": _gpg,
     "gpg2": _gpg,
-    "sqlite3": _sqlite,
+    "sqlite3": sqlite_writes,
 }
 OUTPUT_WRITERS = frozenset(_READ) | frozenset(_OWN_READERS)
 KEY_MAKERS = frozenset({"openssl", "gpg", "gpg2"})

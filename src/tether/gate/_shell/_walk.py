@@ -275,6 +275,8 @@ class Walk(WrapperRules):
         self, name: str, words: tuple[Word, ...], cmd: Command, depth: int
     ) -> list[_Effect]:
         while is_wrapper(name) or name in WRAPPER_OPTIONS:
+            if name == "sqlite3":  # its input is read as its arguments are
+                words += tuple(Word(text, text) for text in self._literal_input(cmd))
             if is_wrapper(name):
                 inner = self._program(name, words, depth)
                 if inner is None:
@@ -322,13 +324,6 @@ class Walk(WrapperRules):
             return [_Effect(call, "program-stdin")]
         effect = self._classify(call, cmd)
         return [self._input_script(call, cmd, depth) if reads else effect]
-
-    def _aliases_expand(self) -> bool:
-        """Whether an alias defined here can ever run: bash -c expands none unless the script
-        turns ``expand_aliases`` on (or starts an interactive shell)."""
-        source = self.top.source if self.top is not None else b""
-        interactive = re.search(rb"\b(?:ba|z|k|da|mk)?sh\s+(?:-\w+\s+)*-\w*i", source)
-        return b"expand_aliases" in source or interactive is not None
 
     def _program(self, name: str, words: tuple[Word, ...], depth: int) -> tuple[Word, ...] | None:
         """A program that runs others (:mod:`._wrappers`): judge the scripts it runs; the
@@ -413,12 +408,16 @@ class Walk(WrapperRules):
         ``files``: the ``-a`` files it reads its arguments from."""
         for file in files:
             self._path(display("xargs", words), file, "read")
+        supplied = " ".join(self._literal_input(cmd)).split()
+        return words[start:] + tuple(Word(item, item) for item in supplied)
+
+    def _literal_input(self, cmd: Command) -> list[str]:
+        """The literal text ``cmd`` reads: what the stage before it prints, when each command
+        there prints literal text, and the here-strings and heredocs it is fed."""
         previous = self._effects.get((cmd.pipeline, cmd.stage - 1), [])
-        supplied: tuple[Word, ...] = ()
-        if cmd.pipeline >= 0 and previous and all(e.role == "text" for e in previous):
-            supplied = tuple(Word(item, item) for e in previous for item in e.text.split())
-        fed = " ".join(w.value for w in fed_words(cmd) if w.value is not None)
-        return words[start:] + supplied + tuple(Word(item, item) for item in fed.split())
+        texts = [e.text for e in previous if e.role == "text"]
+        printed = texts if cmd.pipeline >= 0 and previous and len(texts) == len(previous) else []
+        return printed + [w.value for w in fed_words(cmd) if w.value is not None]
 
     # --- shells, find ------------------------------------------------------------------------
 

@@ -10,12 +10,13 @@ its command may start is judged)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 from ._call import Call, Paths, display, parse_options
 from ._find_walk import FindRules
 from ._make_eval import makefile_scripts
-from ._parse import Command, Word
+from ._parse import Command, Script, Word
 from ._program_kinds import STDIN_FILES, WRITTEN_ENV, environment_readings, judged_variable
 from ._runners import runner_readings
 from ._su import read_su
@@ -42,8 +43,15 @@ class WrapperRules(FindRules):
     """Where the shell is while a wrapper runs its command elsewhere (``env -C DIR``)."""
     _expanded_value: Callable[[Word], str | None]
     """A word as bash assigns it, expanded and unsplit (:meth:`~._walk.Walk._expanded_value`)."""
-    _aliases_expand: Callable[[], bool]
-    """Whether an alias defined here can run (:meth:`~._walk.Walk._aliases_expand`)."""
+    top: Script | None
+    """The script as parsed at depth 0 (:attr:`~._walk.Walk.top`)."""
+
+    def _aliases_expand(self) -> bool:
+        """Whether an alias defined here can ever run: bash -c expands none unless the script
+        turns ``expand_aliases`` on (or starts an interactive shell)."""
+        source = self.top.source if self.top is not None else b""
+        interactive = re.search(rb"\b(?:ba|z|k|da|mk)?sh\s+(?:-\w+\s+)*-\w*i", source)
+        return b"expand_aliases" in source or interactive is not None
 
     def _child_cd(self, directory: str | None) -> None:
         """A wrapper runs its command in ``directory`` (``None``: one not known here); the walk

@@ -18,10 +18,11 @@ from ._call import Values
 from ._getopt import read_options
 from ._git_programs import git_programs
 from ._make_eval import make_eval
-from ._output_files import SPLIT, names_one_of, sqlite_dot_commands
+from ._output_files import SPLIT
 from ._perf import perf
 from ._sed import sed_effects
 from ._sed_arguments import SedArguments, read_sed_arguments
+from ._sqlite import sqlite_scripts
 from ._su import SU
 from ._unwrapped import Unwrapped
 from ._wrappers_more import MORE_WRAPPERS, gdb_program, is_loader, run_by_loader
@@ -243,22 +244,10 @@ def _split(values: Values) -> Unwrapped | None:
     return Unwrapped(None, filters, "runs a shell command on each piece") if filters else None
 
 
-_SQLITE_SHELL = ("shell", "system")
-_SQLITE_PIPED = ("once", "output", "import", "read")
-"""sqlite3's dot-commands that take ``|COMMAND``: a command they run for output or input."""
-
-
 def _sqlite(values: Values) -> Unwrapped | None:
-    """sqlite3's dot-commands given as arguments (``sqlite3 x.db '.shell CMD'``, ``-cmd``): the
-    shell commands ``.shell`` / ``.system`` run and the ``|COMMAND`` of ``.once``, ``.output``,
-    ``.import`` and ``.read``."""
-    scripts: list[str] = []
-    for command, rest in sqlite_dot_commands(values):
-        if len(command) > 1 and names_one_of(command, _SQLITE_SHELL):
-            scripts.append(rest)
-        elif names_one_of(command, _SQLITE_PIPED) and rest.startswith("|"):
-            scripts.append(rest[1:])
-    found = tuple(s for s in scripts if s)
+    """sqlite3's dot-commands and SQL given as arguments (:mod:`._sqlite`): the shell commands
+    they run."""
+    found = tuple(sqlite_scripts(values))
     return Unwrapped(None, found, "runs shell commands from its arguments") if found else None
 
 
