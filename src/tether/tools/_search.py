@@ -76,7 +76,7 @@ def limit_notice(limit: int, counted: str) -> str:
 
 def capped_notice(truncation: TruncationResult, total: int, counted: str, advice: str) -> str:
     """What a search says when its listing of ``total`` ``counted`` was cut at the output cap,
-    ending in ``advice`` on how to see the rest."""
+    ending in ``advice``: how to see the rest."""
     cap = (
         f"{truncation.max_lines} lines"
         if truncation.truncated_by == "lines"
@@ -84,7 +84,7 @@ def capped_notice(truncation: TruncationResult, total: int, counted: str, advice
     )
     return (
         f"[Output capped at {cap}: showing {truncation.output_lines} of {total} {counted}. "
-        f"{advice} to see the rest]"
+        f"{advice}]"
     )
 
 

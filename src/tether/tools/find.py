@@ -104,7 +104,7 @@ def _find_result(outcome: FindOutcome, limit: int) -> AgentToolResult:
                 truncation,
                 len(outcome.paths),
                 "paths",
-                "Refine pattern or search a subdirectory",
+                "Refine pattern or search a subdirectory to see the rest",
             )
         )
     text = with_notices(truncation.content, notices)

@@ -169,7 +169,7 @@ def _grep_result(outcome: GrepOutcome, limit: int) -> AgentToolResult:
                 truncation,
                 len(outcome.lines),
                 "lines",
-                "Narrow the search with path or glob, or refine pattern,",
+                "Narrow the search with path or glob, or refine pattern, to see the rest",
             )
         )
     if lines_cut:
