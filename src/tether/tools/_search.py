@@ -1,9 +1,9 @@
-"""What ``find`` and ``grep`` share: how they read a search's arguments and what they tell a
-model when a search under a path it gave fails."""
+"""What ``find`` and ``grep`` share: how they read a search's arguments, what they tell a
+model when a search under a path it gave fails, and the notices that end a cut listing."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -12,8 +12,16 @@ from tether.agent import ToolError
 from tether.ai import AbortError
 
 from ._paths import resolve_path
+from ._truncate import TruncationResult, format_size
 
-__all__ = ["SearchArguments", "limit_parameter", "search_errors"]
+__all__ = [
+    "SearchArguments",
+    "capped_notice",
+    "limit_notice",
+    "limit_parameter",
+    "search_errors",
+    "with_notices",
+]
 
 
 def limit_parameter(counted: str, default: int) -> dict[str, Any]:
@@ -59,3 +67,27 @@ def search_errors(
         raise ToolError(invalid(error)) from None
     except AbortError:
         raise ToolError(f"{tool} for {search.pattern!r} was aborted.") from None
+
+
+def limit_notice(limit: int, counted: str) -> str:
+    """What a search says when it stopped at its ``limit`` of ``counted``."""
+    return f"[{limit} {counted} limit reached. Use limit={limit * 2} for more, or refine pattern]"
+
+
+def capped_notice(truncation: TruncationResult, total: int, counted: str, advice: str) -> str:
+    """What a search says when its listing of ``total`` ``counted`` was cut at the output cap,
+    ending in ``advice``: how to see the rest."""
+    cap = (
+        f"{truncation.max_lines} lines"
+        if truncation.truncated_by == "lines"
+        else format_size(truncation.max_bytes)
+    )
+    return (
+        f"[Output capped at {cap}: showing {truncation.output_lines} of {total} {counted}. "
+        f"{advice}]"
+    )
+
+
+def with_notices(text: str, notices: Sequence[str]) -> str:
+    """``text`` followed by the ``notices``, one a line, after a blank line (if there are any)."""
+    return text + "\n\n" + "\n".join(notices) if notices else text

@@ -17,7 +17,14 @@ from tether.gate import Review
 from ._builtin import BuiltinTool, path_governance
 from ._definition import ToolDefinition, run_as_execute
 from ._rendering import quoted, short
-from ._search import SearchArguments, limit_parameter, search_errors
+from ._search import (
+    SearchArguments,
+    capped_notice,
+    limit_notice,
+    limit_parameter,
+    search_errors,
+    with_notices,
+)
 from ._truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, format_size, truncate_head
 from .operations._protocols import FindOperations, FindOutcome
 
@@ -90,23 +97,17 @@ def _find_result(outcome: FindOutcome, limit: int) -> AgentToolResult:
     truncation = truncate_head("\n".join(outcome.paths[: DEFAULT_MAX_LINES + 1]))
     notices: list[str] = []
     if outcome.limit_reached:
-        notices.append(
-            f"[{limit} results limit reached. Use limit={limit * 2} for more, or refine pattern]"
-        )
+        notices.append(limit_notice(limit, "results"))
     if truncation.truncated:
-        cap = (
-            f"{truncation.max_lines} lines"
-            if truncation.truncated_by == "lines"
-            else format_size(truncation.max_bytes)
-        )
         notices.append(
-            f"[Output capped at {cap}: showing {truncation.output_lines} of "
-            f"{len(outcome.paths)} paths. Refine pattern or search a subdirectory "
-            "to see the rest]"
+            capped_notice(
+                truncation,
+                len(outcome.paths),
+                "paths",
+                "Refine pattern or search a subdirectory to see the rest",
+            )
         )
-    text = truncation.content
-    if notices:
-        text += "\n\n" + "\n".join(notices)
+    text = with_notices(truncation.content, notices)
     details: dict[str, Any] = {
         "count": len(outcome.paths),
         "result_limit_reached": limit if outcome.limit_reached else None,

@@ -19,7 +19,14 @@ from tether.gate import Review
 from ._builtin import BuiltinTool, path_governance
 from ._definition import ToolDefinition, run_as_execute
 from ._rendering import quoted, short
-from ._search import SearchArguments, limit_parameter, search_errors
+from ._search import (
+    SearchArguments,
+    capped_notice,
+    limit_notice,
+    limit_parameter,
+    search_errors,
+    with_notices,
+)
 from ._truncate import (
     DEFAULT_MAX_BYTES,
     DEFAULT_MAX_LINES,
@@ -155,27 +162,21 @@ def _grep_result(outcome: GrepOutcome, limit: int) -> AgentToolResult:
     lines_cut = any(cut_flags[: truncation.output_lines])
     notices: list[str] = []
     if outcome.limit_reached:
-        notices.append(
-            f"[{limit} matches limit reached. Use limit={limit * 2} for more, or refine pattern]"
-        )
+        notices.append(limit_notice(limit, "matches"))
     if truncation.truncated:
-        cap = (
-            f"{truncation.max_lines} lines"
-            if truncation.truncated_by == "lines"
-            else format_size(truncation.max_bytes)
-        )
         notices.append(
-            f"[Output capped at {cap}: showing {truncation.output_lines} of "
-            f"{len(outcome.lines)} lines. Narrow the search with path or glob, "
-            "or refine pattern, to see the rest]"
+            capped_notice(
+                truncation,
+                len(outcome.lines),
+                "lines",
+                "Narrow the search with path or glob, or refine pattern, to see the rest",
+            )
         )
     if lines_cut:
         notices.append(
             f"[Some lines truncated to {GREP_MAX_LINE_CHARS} chars. Use read to see full lines]"
         )
-    text = truncation.content
-    if notices:
-        text += "\n\n" + "\n".join(notices)
+    text = with_notices(truncation.content, notices)
     details: dict[str, Any] = {
         "match_count": outcome.match_count,
         "match_limit_reached": limit if outcome.limit_reached else None,

@@ -166,9 +166,7 @@ class EventTranslator:
         if kind == "text":
             return assembler.text(block.get("text") or "")
         if kind == "thinking":
-            events = assembler.thinking(block.get("thinking") or "")
-            if events:
-                self._signed.add(index)
+            events = self._thinking(index, block.get("thinking") or "")
             if block.get("signature"):
                 events.extend(self._signature(index, block["signature"]))
             return events
@@ -199,10 +197,7 @@ class EventTranslator:
         if kind == "text_delta":
             return assembler.text(delta.get("text") or "")
         if kind == "thinking_delta":
-            events = assembler.thinking(delta.get("thinking") or "")
-            if events:
-                self._signed.add(index)
-            return events
+            return self._thinking(index, delta.get("thinking") or "")
         if kind == "signature_delta":
             return self._signature(index, str(delta.get("signature") or ""))
         return []
@@ -215,6 +210,14 @@ class EventTranslator:
             self._closing = index
             return events
         return self.assembler.close_text()
+
+    def _thinking(self, index: int, text: str) -> Events:
+        """Thinking text of block ``index``; once the block has shown some, its signature is
+        the signature of that thinking (see :meth:`_signature`)."""
+        events = self.assembler.thinking(text)
+        if events:
+            self._signed.add(index)
+        return events
 
     def _signature(self, index: int, signature: str) -> Events:
         """A signature belongs to this block's thinking; a block with no thinking text (the
