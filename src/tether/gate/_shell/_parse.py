@@ -70,6 +70,9 @@ class Command:
     stage: int
     nested: bool
     """Runs inside a substitution (its output becomes part of another command)."""
+    fed_from: tuple[int, int] | None = None
+    """The stage of an enclosing pipeline whose input this first stage reads
+    (``echo x | (cat | bash)``: ``cat`` reads what stage 1 of the outer pipeline is fed)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,6 +96,8 @@ class _Context(NamedTuple):
     redirects: tuple[Redirect, ...] = ()
     args: tuple[Word, ...] = ()
     """Arguments written after a heredoc marker (``cat <<EOF file``): the command's own."""
+    feeds: tuple[int, int] | None = None
+    """The enclosing pipeline's stage whose input a first stage reads (:attr:`Command.fed_from`)."""
 
 
 @dataclass(slots=True)
@@ -160,7 +165,8 @@ class _Walk:
         elif kind == "redirected_statement":
             self._redirected(node, ctx)
         elif kind == "pipeline":
-            self._pipeline(node, ctx, self._new_pipeline(), 0)
+            feeds = (ctx.pipeline, ctx.stage) if ctx.pipeline >= 0 else None
+            self._pipeline(node, ctx._replace(feeds=feeds), self._new_pipeline(), 0)
         elif kind in _SUBSTITUTIONS:
             inner = _Context(nested=True, functions=ctx.functions)
             for child in node.children:
@@ -257,7 +263,8 @@ class _Walk:
             else:
                 inherited = (*ctx.redirects, *last) if last else ctx.redirects
                 self.visit(child, _Context(pipeline, stage, ctx.nested, ctx.functions,
-                                           ctx.background, inherited, ctx.args))  # fmt: skip
+                                           ctx.background, inherited, ctx.args,
+                                           ctx.feeds if stage == 0 else None))  # fmt: skip
         return stage
 
     def _redirects(self, node: Node, ctx: _Context) -> _Extras:
@@ -406,7 +413,7 @@ class _Walk:
         at: int | None = None,
     ) -> None:
         command = Command(
-            name, args, assignments, ctx.redirects, ctx.pipeline, ctx.stage, ctx.nested
+            name, args, assignments, ctx.redirects, ctx.pipeline, ctx.stage, ctx.nested, ctx.feeds
         )
         self.commands.insert(len(self.commands) if at is None else at, command)
 

@@ -24,16 +24,17 @@ from __future__ import annotations
 import posixpath
 import re
 import shlex
-from typing import NamedTuple
 
 from .._verdict import Verdict
 from . import _rules as rules
 from ._allow import PathChecks
 from ._budget import check_size
 from ._call import Call, Paths, collapse, display, parse_options
+from ._config_files import CONFIG_READERS
 from ._expand import Environment, brace_expand, expand_word
 from ._heredoc import heredoc_disagreements
 from ._indirect import indirect_readings
+from ._input_walk import Effect, InputRules
 from ._lex import as_bash_reads_it, differs_from_the_parser
 from ._output_files import KEY_MAKERS
 from ._parse import Command, Script, ShellParser, Word
@@ -61,6 +62,7 @@ from ._words import (
     fed_words,
     is_option,
     not_files,
+    printed_by_substitution,
     printed_text,
     quoted_patterns,
     shell_fed_by_output,
@@ -68,7 +70,7 @@ from ._words import (
     substitute,
 )
 from ._wrapper_commands import GRAMMARS, read_wrapper
-from ._wrapper_walk import SETS_A_VARIABLE, WrapperRules
+from ._wrapper_walk import SETS_A_VARIABLE
 from ._wrappers import is_wrapper, unwrap
 
 __all__ = ["Walk"]
@@ -79,17 +81,7 @@ _SCAN_SECONDS = 0.025
 """The budget of the deny scan after a spent one (:meth:`ShellPolicy._denied_past_budget`)."""
 
 
-class _Effect(NamedTuple):
-    """A command as a pipeline stage: ``role`` is ``program-stdin`` (a shell or interpreter
-    reading code from its input), ``shell``, ``network``, ``download``, ``decode``, ``text``
-    (prints the literal ``text``) or ``other``."""
-
-    call: Call
-    role: str
-    text: str = ""
-
-
-class Walk(WrapperRules):
+class Walk(InputRules):
     """One ``classify``: the verdicts so far, the working directory, literal variables."""
 
     def __init__(self, parser: ShellParser, path_policy: PathChecks | None, paths: Paths) -> None:
@@ -98,13 +90,13 @@ class Walk(WrapperRules):
         self.paths = paths
         self.verdicts: list[Verdict] = []
         self._variables: dict[str, str] = {}
-        self._effects: dict[tuple[int, int], list[_Effect]] = {}
+        self._effects = {}
+        self._feeds = {}
         self.top: Script | None = None
         """The script as parsed at depth 0 (what ``allow`` must be proved on)."""
         self._outer_paths: Paths | None = None
         """Where the shell is while a wrapper runs its command elsewhere (``env -C DIR``)."""
         self._reads_input = False
-        """The script runs a program read from its own input (a first-stage ``bash``, ``su``)."""
 
     # --- scripts -----------------------------------------------------------------------------
 
@@ -134,7 +126,7 @@ class Walk(WrapperRules):
                 self._evidence([hidden], depth, f"{collapse(text)[:60]}: what bash runs")
         for name in dict.fromkeys(script.fork_bombs):
             self._deny(f"{name}(): calls itself in a pipeline or the background (fork bomb)")
-        saved, self._effects = self._effects, {}
+        saved, self._effects, self._feeds = (self._effects, self._feeds), {}, {}
         output_shell: str | None = None
         for cmd in script.commands:
             effects = self._command(cmd, depth)
@@ -142,21 +134,15 @@ class Walk(WrapperRules):
                 self._reads_input = True
             if cmd.pipeline >= 0:
                 self._effects.setdefault((cmd.pipeline, cmd.stage), []).extend(effects)
+            if cmd.fed_from is not None:
+                self._feeds[cmd.pipeline] = cmd.fed_from
             if output_shell is not None and not cmd.nested:
                 self._into_shell(output_shell, effects, depth)
             output_shell = output_shell or shell_fed_by_output(cmd)
             if output_shell is not None and cmd.name is not None and cmd.name.value == "exec":
                 self._approve(f"{output_shell}: everything printed from here runs as a script")
         self._pipelines(depth)
-        self._effects = saved
-
-    def _into_shell(self, shell: str, effects: list[_Effect], depth: int) -> None:
-        """What a command prints after ``exec > >(sh)`` is a script for that shell."""
-        for effect in effects:
-            if effect.role in ("download", "decode"):
-                self._deny(f"{effect.call.display} > {shell}: {effect.role}ed data run as a script")
-            elif effect.role == "text":
-                self._nested(effect.text, depth, shell)
+        self._effects, self._feeds = saved
 
     def _nested(self, text: str, depth: int, display: str) -> bool:
         """Judge ``text`` as a script; whether it runs a program read from its input (which is
@@ -182,7 +168,7 @@ class Walk(WrapperRules):
 
     # --- commands ----------------------------------------------------------------------------
 
-    def _command(self, cmd: Command, depth: int) -> list[_Effect]:
+    def _command(self, cmd: Command, depth: int) -> list[Effect]:
         for assignment in cmd.assignments:
             name, value = assignment.name, assignment.value.value
             if cmd.name is not None and not SAFE_ENV.match(name):
@@ -261,7 +247,7 @@ class Walk(WrapperRules):
         spaced = re.sub(r"\$\{IFS\}|\$IFS\b", " ", f"{name.raw} {rest}")  # rm${IFS}-rf${IFS}/
         self._evidence([f"rm {rest}", f"sh {rest}", rest, spaced], depth, why)
 
-    def _call(self, name: str, words: tuple[Word, ...], cmd: Command, depth: int) -> list[_Effect]:
+    def _call(self, name: str, words: tuple[Word, ...], cmd: Command, depth: int) -> list[Effect]:
         """Unwrap wrappers, then classify the command they run; a directory a wrapper moved
         to is its command's alone, and the shell stays where it was."""
         saved, self._outer_paths = self._outer_paths, None
@@ -273,7 +259,7 @@ class Walk(WrapperRules):
 
     def _unwrapped_call(
         self, name: str, words: tuple[Word, ...], cmd: Command, depth: int
-    ) -> list[_Effect]:
+    ) -> list[Effect]:
         while is_wrapper(name) or name in WRAPPER_OPTIONS:
             if name == "sqlite3":  # its input is read as its arguments are
                 words += tuple(Word(text, text) for text in self._literal_input(cmd))
@@ -298,6 +284,8 @@ class Walk(WrapperRules):
                 return []
             else:
                 name, words = posixpath.basename(inner[0].value), inner[1:]
+        if name in CONFIG_READERS:
+            words = self._configured(name, words, cmd) + words
         values = rules.canonical_options(name, tuple(w.value for w in words))
         call = Call(name, values, display(name, words), self.paths)
         if any(SECRET_VARIABLE.search(w.raw) for w in words):
@@ -312,16 +300,16 @@ class Walk(WrapperRules):
             else:
                 self._approve(f"{call.display}: evaluates text that expands at run time")
             self._fetched(call, words)
-            return [_Effect(call, "shell")]
+            return [Effect(call, "shell")]
         if name == "find":
             self._find(call, words, cmd, depth)
-            return [_Effect(call, "other")]
+            return [Effect(call, "other")]
         self._runner(name, words, depth)
         reads = name in ("su", "runuser") and self._switched_user(call, depth)
         if rules.family(name) in INTERPRETERS or name in ("source", ".", "su", "runuser"):
             self._fetched(call, words)
         if name in ("source", ".") and words and self._sourced(call, words[0], cmd, depth):
-            return [_Effect(call, "program-stdin")]
+            return [Effect(call, "program-stdin")]
         effect = self._classify(call, cmd)
         return [self._input_script(call, cmd, depth) if reads else effect]
 
@@ -411,17 +399,9 @@ class Walk(WrapperRules):
         supplied = " ".join(self._literal_input(cmd)).split()
         return words[start:] + tuple(Word(item, item) for item in supplied)
 
-    def _literal_input(self, cmd: Command) -> list[str]:
-        """The literal text ``cmd`` reads: what the stage before it prints, when each command
-        there prints literal text, and the here-strings and heredocs it is fed."""
-        previous = self._effects.get((cmd.pipeline, cmd.stage - 1), [])
-        texts = [e.text for e in previous if e.role == "text"]
-        printed = texts if cmd.pipeline >= 0 and previous and len(texts) == len(previous) else []
-        return printed + [w.value for w in fed_words(cmd) if w.value is not None]
-
     # --- shells, find ------------------------------------------------------------------------
 
-    def _shell(self, call: Call, words: tuple[Word, ...], cmd: Command, depth: int) -> _Effect:
+    def _shell(self, call: Call, words: tuple[Word, ...], cmd: Command, depth: int) -> Effect:
         values, index, letters, unusual = call.values, 0, "", []
         while index < len(values) and (values[index] or "").startswith(("-", "+")):
             value = values[index] or ""
@@ -446,14 +426,14 @@ class Walk(WrapperRules):
                 positional = {str(i): arg for i, arg in enumerate(args)} | {"@": " ".join(args[1:])}
                 reading = substitute(rest[0].value, positional)
                 self._evidence([reading], depth, f"{call.display}: with its arguments in place")
-            return self._input_script(call, cmd, depth) if reads else _Effect(call, "shell")
+            return self._input_script(call, cmd, depth) if reads else Effect(call, "shell")
         if rest and rest[0].raw.startswith("<("):
             self._substituted_script(call, rest[0], depth)
-            return _Effect(call, "shell")
+            return Effect(call, "shell")
         if rest and "s" not in letters and rest[0].value not in STDIN_FILES:
             self._fetched(call, rest[:1])
             self._approve(f"{call.display}: runs the script {rest[0].raw}")
-            return _Effect(call, "shell")
+            return Effect(call, "shell")
         inputs = [r.target for r in cmd.redirects if r.target and r.operator == "<"]
         self._fetched(call, tuple(inputs))
         fed = fed_words(cmd)
@@ -464,21 +444,15 @@ class Walk(WrapperRules):
                 self._fetched(call, (word,))
             self._nested(word.value if word.value is not None else word.raw, depth, call.display)
         if fed:
-            return _Effect(call, "shell")
+            return Effect(call, "shell")
         self._approve(f"{call.display}: runs a program read from its input")
-        return _Effect(call, "program-stdin")
+        return Effect(call, "program-stdin")
 
     def _substituted_script(self, call: Call, word: Word, depth: int) -> None:
         """``sh <(echo CODE)``, ``. <(printf CODE)``: judge the code the substitution prints."""
         self._approve(f"{call.display}: runs a script a process substitution writes")
         self._fetched(call, (word,))
-        printed = []
-        for command in word.substitutions:
-            name = posixpath.basename(command.name.value or "") if command.name else ""
-            values = tuple(w.value for w in command.args)
-            if name in ("echo", "printf") and None not in values:
-                printed.append(printed_text(name, values))
-        for text in printed:
+        for text in printed_by_substitution(word):
             self._nested(text, depth, call.display)
 
     def _script_word(self, call: Call, word: Word, depth: int) -> bool:
@@ -488,12 +462,12 @@ class Walk(WrapperRules):
         self._fetched(call, (word,))
         return False
 
-    def _input_script(self, call: Call, cmd: Command, depth: int) -> _Effect:
+    def _input_script(self, call: Call, cmd: Command, depth: int) -> Effect:
         """A command whose script runs a program read from its input (``bash -c bash``,
         ``su -c sh``): what it is fed, or what a pipeline prints into it, is that program."""
         for word in fed_words(cmd):
             self._script_word(call, word, depth)
-        return _Effect(call, "program-stdin")
+        return Effect(call, "program-stdin")
 
     def _fetched(self, call: Call, words: tuple[Word, ...]) -> None:
         """Deny running code that a substitution in ``words`` downloads or decodes."""
@@ -506,7 +480,7 @@ class Walk(WrapperRules):
 
     # --- one command -------------------------------------------------------------------------
 
-    def _classify(self, call: Call, cmd: Command) -> _Effect:
+    def _classify(self, call: Call, cmd: Command) -> Effect:
         checked = call
         if rules.family(call.name) in INTERPRETERS or rules.family(call.name) == "awk":
             stdin = tuple(w.value if w.value is not None else w.raw for w in fed_words(cmd))
@@ -540,27 +514,27 @@ class Walk(WrapperRules):
             self.verdicts.append(Verdict.allow(f"{call.display}: read-only"))
         return self._effect(call, cmd)
 
-    def _effect(self, call: Call, cmd: Command) -> _Effect:
+    def _effect(self, call: Call, cmd: Command) -> Effect:
         name, values = rules.family(call.name), call.values
         if name in INTERPRETERS:
             opts = parse_options(values, frozenset({"-W", "-X", "-Q", "-I", "-M", "-r"}))
             code = not opts.flags.isdisjoint({"-c", "-m", "-e", "-E", "-r", "--eval", "-p"})
             stdin = not (code or [p for p in opts.positionals if p != "-"] or fed_words(cmd))
-            return _Effect(call, "program-stdin" if stdin else "other")
+            return Effect(call, "program-stdin" if stdin else "other")
         if name in ("echo", "printf") and None not in values:
-            return _Effect(call, "text", printed_text(name, values))
+            return Effect(call, "text", printed_text(name, values))
         fed = fed_words(cmd)
         if shell_reads_its_input(name, values):  # echo CMD | su, su <<< CMD, sudo -s
             return self._input_script(call, cmd, 0)
         if name in ("at", "batch") and not {"-l", "-r", "-d", "-c", "-f"} & set(values):
             for word in fed:  # at now <<EOF ... EOF: the job is the heredoc
                 self._script_word(call, word, 0)
-            return _Effect(call, "program-stdin")
-        if name == "cat" and not values and fed and all(w.value is not None for w in fed):
-            return _Effect(call, "text", "\n".join(w.value or "" for w in fed))
+            return Effect(call, "program-stdin")
+        if name == "cat" and not values:
+            return self._relayed(call, cmd)
         decodes = rules.decodes(name, values)
         role = "download" if name in DOWNLOADERS else "decode" if decodes else ""
-        return _Effect(call, role or ("network" if name in NETWORK else "other"))
+        return Effect(call, role or ("network" if name in NETWORK else "other"))
 
     def _code(self, call: Call, cmd: Command) -> None:
         """Interpreter one-liners: judge the shell commands the code runs; deny a fork loop."""
@@ -570,28 +544,3 @@ class Walk(WrapperRules):
         for command in rules.code_commands(code):
             self._approve(f"{call.display}: runs the shell command {collapse(command)[:40]}")
             self._evidence([command], 1, f"{call.display}: its code runs `{command[:40]}`")
-
-    # --- pipelines ---------------------------------------------------------------------------
-
-    def _pipelines(self, depth: int) -> None:
-        pipelines: dict[int, list[list[_Effect]]] = {}
-        for (pipeline, _), effects in sorted(self._effects.items()):
-            pipelines.setdefault(pipeline, []).append(effects)
-        for stages in pipelines.values():
-            flat = [effect for stage in stages for effect in stage]
-            network = next((e for e in flat if e.role == "network"), None)
-            shell = next((e for e in flat if e.role in ("shell", "program-stdin")), None)
-            if network is not None and shell is not None:
-                pair = f"{network.call.display} | {shell.call.display}"
-                self._deny(f"{pair}: a shell wired to the network (reverse shell)")
-            for position, effect in ((p, e) for p, st in enumerate(stages) for e in st):
-                if effect.role not in ("program-stdin", "shell") or not position:
-                    continue
-                for source in (e for stage in stages[:position] for e in stage):
-                    pair = f"{source.call.display} | {effect.call.display}"
-                    if source.role in ("download", "decode"):
-                        self._deny(f"{pair}: {source.role}ed data piped to a shell")
-                previous = stages[position - 1]
-                if effect.role == "program-stdin" and all(e.role == "text" for e in previous):
-                    text = "\n".join(e.text for e in previous)
-                    self._nested(text, depth, effect.call.display)

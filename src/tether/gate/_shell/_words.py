@@ -26,6 +26,7 @@ __all__ = [
     "is_option",
     "narrowed_by",
     "not_files",
+    "printed_by_substitution",
     "printed_text",
     "quoted_patterns",
     "shell_fed_by_output",
@@ -191,3 +192,15 @@ def printed_text(name: str, values: tuple[str | None, ...]) -> str:
     if name == "echo":
         return decode_escapes(" ".join(words)) if "e" in flags else " ".join(words)
     return decode_escapes(" ".join(words[1:]) if words and "%" in words[0] else "".join(words[:1]))
+
+
+def printed_by_substitution(word: Word) -> list[str]:
+    """What the ``echo`` and ``printf`` commands with literal arguments in ``word``'s
+    substitutions print (``<(echo CODE)``)."""
+    printed = []
+    for command in word.substitutions:
+        name = posixpath.basename(command.name.value or "") if command.name else ""
+        values = tuple(w.value for w in command.args)
+        if name in ("echo", "printf") and None not in values:
+            printed.append(printed_text(name, values))
+    return printed

@@ -1,0 +1,117 @@
+"""What a command reads: :class:`InputRules`, the part of the walk (:class:`~._walk.Walk`) that
+follows a script's text from one command into the next.
+
+Each command of a pipeline is an :class:`Effect`. The rules here judge what flows between them
+(downloaded or decoded data piped to a shell, a shell wired to the network, literal text piped
+to a shell, which is then a script), what a command reads as literal text (the stage before it
+printing it, a here-string, a heredoc), ``cat`` handing its input on (``bash -c 'cat | bash'``
+runs what the script is fed), and the options curl reads from a config the script
+supplies (:mod:`._config_files`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import NamedTuple
+
+from ._call import Call
+from ._config_files import config_files, config_options
+from ._parse import Command, Word
+from ._program_kinds import STDIN_FILES
+from ._words import fed_words, printed_by_substitution
+from ._wrapper_walk import WrapperRules
+
+__all__ = ["Effect", "InputRules"]
+
+_DONE = {"download": "downloaded", "decode": "decoded"}
+
+
+class Effect(NamedTuple):
+    """A command as a pipeline stage: ``role`` is ``program-stdin`` (a shell or interpreter
+    reading code from its input), ``shell``, ``network``, ``download``, ``decode``, ``text``
+    (prints the literal ``text``), ``relay`` (prints what it reads: ``cat``) or ``other``."""
+
+    call: Call
+    role: str
+    text: str = ""
+
+
+class InputRules(WrapperRules):
+    """A script's text as it flows from one command into the next."""
+
+    _effects: dict[tuple[int, int], list[Effect]]
+    """Each pipeline stage's effects so far, by pipeline and stage."""
+    _feeds: dict[int, tuple[int, int]]
+    """A pipeline inside a stage of another (``curl x | (cat | bash)``): that stage, which
+    its first stage reads the input of (:attr:`~._parse.Command.fed_from`)."""
+    _reads_input: bool
+    """The script runs a program read from its own input (a first-stage ``bash``, ``su``)."""
+    _nested: Callable[[str, int, str], bool]
+    """The walk's judgement of a nested script (:meth:`~._walk.Walk._nested`)."""
+
+    def _literal_input(self, cmd: Command) -> list[str]:
+        """The literal text ``cmd`` reads: what the stage before it prints, when each command
+        there prints literal text, and the here-strings and heredocs it is fed."""
+        pipeline, stage = cmd.fed_from or (cmd.pipeline, cmd.stage)
+        previous = self._effects.get((pipeline, stage - 1), [])
+        texts = [e.text for e in previous if e.role == "text"]
+        printed = texts if pipeline >= 0 and previous and len(texts) == len(previous) else []
+        return printed + [w.value for w in fed_words(cmd) if w.value is not None]
+
+    def _relayed(self, call: Call, cmd: Command) -> Effect:
+        """``cat`` with no files prints what it reads: literal text when that is, else the
+        input it is handed, passed on (``relay``)."""
+        if texts := self._literal_input(cmd):
+            return Effect(call, "text", "\n".join(texts))
+        reads_a_file = fed_words(cmd) or any(r.operator == "<" for r in cmd.redirects)
+        return Effect(call, "other" if reads_a_file else "relay")
+
+    def _configured(self, name: str, words: tuple[Word, ...], cmd: Command) -> tuple[Word, ...]:
+        """The options a config the script supplies gives curl (``-K -`` it is fed,
+        ``-K <(echo ...)``), as words put before its own."""
+        texts: list[str] = []
+        for file in config_files(name, [w.value for w in words]):
+            if file in STDIN_FILES:
+                texts += self._literal_input(cmd)
+            elif file is None:  # -K <(echo ...)
+                texts += [text for word in words for text in printed_by_substitution(word)]
+        options = [option for text in texts for option in config_options(name, text)]
+        return tuple(Word(option, option) for option in options)
+
+    def _into_shell(self, shell: str, effects: list[Effect], depth: int) -> None:
+        """What a command prints after ``exec > >(sh)`` is a script for that shell."""
+        for effect in effects:
+            if effect.role in ("download", "decode"):
+                done = _DONE[effect.role]
+                self._deny(f"{effect.call.display} > {shell}: {done} data run as a script")
+            elif effect.role == "text":
+                self._nested(effect.text, depth, shell)
+
+    def _pipelines(self, depth: int) -> None:
+        pipelines: dict[int, list[list[Effect]]] = {}
+        for (pipeline, _), effects in sorted(self._effects.items()):
+            pipelines.setdefault(pipeline, []).append(effects)
+        for pipeline, own in pipelines.items():
+            outer, at = self._feeds.get(pipeline, (-1, 0))
+            before = [e for (p, s), e in sorted(self._effects.items()) if p == outer and s < at]
+            stages = before + own  # a pipeline in a stage reads what that stage is fed
+            flat = [effect for stage in stages for effect in stage]
+            network = next((e for e in flat if e.role == "network"), None)
+            shell = next((e for e in flat if e.role in ("shell", "program-stdin")), None)
+            if network is not None and shell is not None:
+                pair = f"{network.call.display} | {shell.call.display}"
+                self._deny(f"{pair}: a shell wired to the network (reverse shell)")
+            for position, effect in ((p, e) for p, st in enumerate(stages) for e in st):
+                if effect.role not in ("program-stdin", "shell") or not position:
+                    continue
+                for source in (e for stage in stages[:position] for e in stage):
+                    pair = f"{source.call.display} | {effect.call.display}"
+                    if source.role in ("download", "decode"):
+                        self._deny(f"{pair}: {_DONE[source.role]} data piped to a shell")
+                previous = stages[position - 1]
+                if effect.role == "program-stdin" and all(e.role == "text" for e in previous):
+                    text = "\n".join(e.text for e in previous)
+                    self._nested(text, depth, effect.call.display)
+                relayed = all(e.role == "relay" for stage in stages[:position] for e in stage)
+                if effect.role == "program-stdin" and relayed:  # cat | bash: the script's input
+                    self._reads_input = True
