@@ -20,6 +20,7 @@ from dataclasses import replace
 
 from ._call import GIT_GLOBAL_VALUED
 from ._getopt import Grammar, ReadOptions, grammar, read_options
+from ._make_eval import make_writes
 from ._path_rules import word_set
 from ._sqlite import sqlite_writes
 
@@ -298,6 +299,7 @@ _OWN_READERS: dict[str, Callable[[Words], list[str | None]]] = {
     "gpg": _gpg,
     "gpg2": _gpg,
     "sqlite3": sqlite_writes,
+    "make": make_writes,
 }
 OUTPUT_WRITERS = frozenset(_READ) | frozenset(_OWN_READERS)
 KEY_MAKERS = frozenset({"openssl", "gpg", "gpg2"})

@@ -15,7 +15,7 @@ from collections.abc import Callable
 
 from ._call import Call, Paths, display, parse_options
 from ._find_walk import FindRules
-from ._make_eval import makefile_scripts
+from ._make_eval import makefile_scripts, makefile_writes
 from ._parse import Command, Script, Word
 from ._program_kinds import STDIN_FILES, WRITTEN_ENV, environment_readings, judged_variable
 from ._runners import runner_readings
@@ -86,6 +86,8 @@ class WrapperRules(FindRules):
         self._approve(f"{call.display}: runs recipes from a makefile it is fed")
         for word in fed_words(cmd):
             self._evidence(makefile_scripts(word.value or ""), 1, f"{call.display}: a recipe")
+            for written in makefile_writes(word.value or ""):
+                self._path(call.display, written, "write")
 
     def _declared(
         self, name: str, call: Call, words: tuple[Word, ...], cmd: Command, depth: int
