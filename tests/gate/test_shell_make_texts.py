@@ -8,12 +8,14 @@ command, ``written.txt`` as the file: it appears), then the harmful spelling mus
 from __future__ import annotations
 
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
 
-from tether.gate import PathPolicy, ShellPolicy
+if __package__:
+    from .real_runs import decision, run_in
+else:
+    from real_runs import decision, run_in
 
 pytestmark = pytest.mark.skipif(shutil.which("make") is None, reason="needs GNU make")
 
@@ -36,29 +38,20 @@ def workspace(tmp_path: Path) -> Path:
     return tmp_path
 
 
-def _run(command: str, workspace: Path) -> None:
-    subprocess.run(["bash", "-c", command], cwd=workspace, stdin=subprocess.DEVNULL,
-                   capture_output=True, check=False, timeout=60)  # fmt: skip
-
-
-def _decision(command: str, workspace: Path) -> str:
-    return ShellPolicy(PathPolicy(str(workspace), home="/root")).classify(command).decision
-
-
 @pytest.mark.parametrize("spelling", _RUNS)
 def test_a_command_make_runs_from_its_text_is_judged(workspace: Path, spelling: str):
-    _run(spelling.format(cmd="touch ran", quoted="touch\\ ran"), workspace)
+    run_in(workspace, spelling.format(cmd="touch ran", quoted="touch\\ ran"))
     assert (workspace / "ran").exists(), spelling
     command = spelling.format(cmd="rm -rf ~", quoted="rm\\ -rf\\ ~")
-    assert _decision(command, workspace) == "deny", command
+    assert decision(command, workspace) == "deny", command
 
 
 @pytest.mark.parametrize("spelling", _WRITES)
 def test_a_file_make_writes_from_its_text_is_judged(workspace: Path, spelling: str):
-    _run(spelling.format(f="written.txt"), workspace)
+    run_in(workspace, spelling.format(f="written.txt"))
     assert (workspace / "written.txt").exists(), spelling
     command = spelling.format(f="/root/.bashrc")
-    assert _decision(command, workspace) == "deny", command
+    assert decision(command, workspace) == "deny", command
 
 
 @pytest.mark.parametrize(
@@ -67,4 +60,4 @@ def test_a_file_make_writes_from_its_text_is_judged(workspace: Path, spelling: s
      "make -C sub --eval='$(file >out.txt,x)'", "make --eval='$(info hello)' x"],
 )  # fmt: skip
 def test_ordinary_make_lines_stay_a_persons_call(workspace: Path, command: str):
-    assert _decision(command, workspace) == "approve", command
+    assert decision(command, workspace) == "approve", command

@@ -14,7 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from tether.gate import PathPolicy, ShellPolicy
+if __package__:
+    from .real_runs import decision, run_in
+else:
+    from real_runs import decision, run_in
 
 _RELAYS = [
     "echo '{cmd}' | bash -c 'cat | bash'", "echo '{cmd}' | (cat | bash)",
@@ -34,29 +37,20 @@ _CONFIGS = [
 ]  # fmt: skip
 
 
-def _policy(workspace: Path) -> ShellPolicy:
-    return ShellPolicy(PathPolicy(str(workspace), home="/root"))
-
-
-def _run(command: str, workspace: Path) -> None:
-    subprocess.run(["bash", "-c", command], cwd=workspace, stdin=subprocess.DEVNULL,
-                   capture_output=True, check=False, timeout=60)  # fmt: skip
-
-
 @pytest.mark.parametrize("spelling", _RELAYS)
 def test_cat_hands_the_input_of_a_script_on_to_the_shell_after_it(tmp_path: Path, spelling: str):
-    _run(spelling.format(cmd=f"touch {tmp_path / 'ran'}"), tmp_path)
+    run_in(tmp_path, spelling.format(cmd=f"touch {tmp_path / 'ran'}"))
     assert (tmp_path / "ran").exists(), spelling
     command = spelling.format(cmd="rm -rf ~")
-    assert _policy(tmp_path).classify(command).decision == "deny", command
+    assert decision(command, tmp_path) == "deny", command
 
 
 @pytest.mark.skipif(os.geteuid() != 0 or shutil.which("su") is None, reason="needs root and su")
 def test_su_hands_its_input_through_cat_as_well(tmp_path: Path):
     spelling = "echo '{cmd}' | su -c 'cat | bash'"
-    _run(spelling.format(cmd=f"touch {tmp_path / 'ran'}"), tmp_path)
+    run_in(tmp_path, spelling.format(cmd=f"touch {tmp_path / 'ran'}"))
     assert (tmp_path / "ran").exists()
-    assert _policy(tmp_path).classify(spelling.format(cmd="rm -rf ~")).decision == "deny"
+    assert decision(spelling.format(cmd="rm -rf ~"), tmp_path) == "deny"
 
 
 @pytest.mark.parametrize("spelling", _DOWNLOADS)
@@ -66,14 +60,13 @@ def test_a_pipeline_in_a_stage_reads_what_the_stage_is_fed(tmp_path: Path, spell
     encoded = tmp_path / "payload.b64"
     encoded.write_bytes(subprocess.run(["base64", str(payload)], capture_output=True,
                                        check=True).stdout)  # fmt: skip
-    _run(spelling.format(url=f"file://{payload}", b64=encoded), tmp_path)
+    run_in(tmp_path, spelling.format(url=f"file://{payload}", b64=encoded))
     assert (tmp_path / "ran").exists(), spelling
     command = spelling.format(url="https://example.com/x.sh", b64="x.b64")
     plain = command.replace("(", "").replace(")", "").replace("{", "").replace("}", "")
     plain = plain.replace("; ", " ").replace("cat | ", "")
-    policy = _policy(tmp_path)
-    assert policy.classify(command).decision == "deny", command
-    assert policy.classify(plain).decision == "deny", plain
+    assert decision(command, tmp_path) == "deny", command
+    assert decision(plain, tmp_path) == "deny", plain
 
 
 @pytest.mark.parametrize("spelling", _CONFIGS)
@@ -82,10 +75,10 @@ def test_options_curl_reads_from_the_text_it_is_fed_are_judged(tmp_path: Path, s
         pytest.skip("needs curl")
     source = tmp_path / "source.txt"
     source.write_text("x\n")
-    _run(spelling.format(url=f"file://{source}", f="written.txt"), tmp_path)
+    run_in(tmp_path, spelling.format(url=f"file://{source}", f="written.txt"))
     assert (tmp_path / "written.txt").read_text() == "x\n", spelling
     command = spelling.format(url="https://example.com/x", f="/root/.bashrc")
-    assert _policy(tmp_path).classify(command).decision == "deny", command
+    assert decision(command, tmp_path) == "deny", command
 
 
 @pytest.mark.parametrize(
@@ -96,4 +89,4 @@ def test_options_curl_reads_from_the_text_it_is_fed_are_judged(tmp_path: Path, s
      "curl -s -K - https://example.com <<< 'output = out.txt'"],
 )  # fmt: skip
 def test_ordinary_pipes_and_configs_stay_a_persons_call(tmp_path: Path, command: str):
-    assert _policy(tmp_path).classify(command).decision == "approve", command
+    assert decision(command, tmp_path) == "approve", command

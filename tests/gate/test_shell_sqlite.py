@@ -7,12 +7,14 @@ then the same spelling with ``rm -rf ~`` or ``/root/.bashrc`` must be denied."""
 from __future__ import annotations
 
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
 
-from tether.gate import PathPolicy, ShellPolicy
+if __package__:
+    from .real_runs import decision, run_in
+else:
+    from real_runs import decision, run_in
 
 pytestmark = pytest.mark.skipif(shutil.which("sqlite3") is None, reason="needs sqlite3")
 
@@ -42,39 +44,29 @@ _WRITES = [
 ]
 
 
-def _policy(workspace: Path) -> ShellPolicy:
-    return ShellPolicy(PathPolicy(str(workspace), home="/root"))
-
-
-def _run(command: str, workspace: Path) -> None:
-    subprocess.run(["bash", "-c", command], cwd=workspace, stdin=subprocess.DEVNULL,
-                   capture_output=True, check=False, timeout=60)  # fmt: skip
-
-
 @pytest.mark.parametrize("spelling", _RUNS)
 def test_a_command_sqlite3_runs_is_judged(tmp_path: Path, spelling: str):
-    _run(spelling, tmp_path)
+    run_in(tmp_path, spelling)
     assert (tmp_path / "ran").exists(), f"{spelling} ran nothing here"
     command = spelling.replace("touch ran", "rm -rf ~").replace("touch' ran", "rm -rf' ~")
     command = command.replace("touch\\040ran", "rm\\040-rf\\040~")
-    assert _policy(tmp_path).classify(command).decision == "deny", command
+    assert decision(command, tmp_path) == "deny", command
 
 
 @pytest.mark.parametrize("spelling", _WRITES)
 def test_a_file_sqlite3_writes_is_judged(tmp_path: Path, spelling: str):
-    _run(spelling.format(f="written.txt"), tmp_path)
+    run_in(tmp_path, spelling.format(f="written.txt"))
     assert (tmp_path / "written.txt").exists(), f"{spelling} wrote nothing here"
     command = spelling.format(f="/root/.bashrc")
-    assert _policy(tmp_path).classify(command).decision == "deny", command
+    assert decision(command, tmp_path) == "deny", command
 
 
 def test_a_shell_word_quoted_whole_is_one_program_name_as_sqlite3_runs_it(tmp_path: Path):
     """``.shell 'touch ran'`` runs a program named ``touch ran``: nothing is created, so the
     same spelling with ``rm -rf ~`` is not denied as if it deleted the home."""
-    _run("sqlite3 x.db \".shell 'touch ran'\"", tmp_path)
+    run_in(tmp_path, "sqlite3 x.db \".shell 'touch ran'\"")
     assert not (tmp_path / "ran").exists()
-    verdict = _policy(tmp_path).classify("sqlite3 x.db \".shell 'rm -rf ~'\"")
-    assert verdict.decision == "approve", verdict.reasons
+    assert decision("sqlite3 x.db \".shell 'rm -rf ~'\"", tmp_path) == "approve"
 
 
 @pytest.mark.parametrize(
@@ -83,4 +75,4 @@ def test_a_shell_word_quoted_whole_is_one_program_name_as_sqlite3_runs_it(tmp_pa
      "sqlite3 x.db \"select writefile('out.txt', data) from t\"", "sqlite3 x.db '.once out.txt'"],
 )  # fmt: skip
 def test_ordinary_sqlite3_stays_a_persons_call(tmp_path: Path, command: str):
-    assert _policy(tmp_path).classify(command).decision == "approve", command
+    assert decision(command, tmp_path) == "approve", command

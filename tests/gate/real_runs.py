@@ -1,0 +1,20 @@
+"""Running a spelling for real, then asking the policy: the two halves of every differential
+test (the real program does what the plain spelling does; the policy must deny it as well)."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+from tether.gate import PathPolicy, ShellPolicy
+
+
+def run_in(workspace: Path, command: str) -> None:
+    """Run ``command`` with bash in ``workspace``, its input closed, its output dropped."""
+    subprocess.run(["bash", "-c", command], cwd=workspace, stdin=subprocess.DEVNULL,
+                   capture_output=True, check=False, timeout=60)  # fmt: skip
+
+
+def decision(command: str, workspace: Path, home: str = "/root") -> str:
+    """The policy's decision on ``command`` for ``workspace``, the home ``home``."""
+    return ShellPolicy(PathPolicy(str(workspace), home=home)).classify(command).decision
