@@ -8,6 +8,7 @@ and the directory ``cd`` moves to.
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import replace
 
@@ -15,7 +16,7 @@ from .._verdict import Verdict
 from . import _rules as rules
 from ._allow import PathChecks
 from ._budget import bounded_glob
-from ._call import Call, Paths, collapse, display, git_subcommand, has_glob
+from ._call import Call, Paths, Values, collapse, display, git_subcommand, has_glob
 from ._parse import Command
 from ._words import COPIERS
 
@@ -23,6 +24,17 @@ __all__ = ["FileRules"]
 
 _MAX_GLOB_MATCHES = 64
 _EXTRACTORS = frozenset({"tar", "unzip"})
+
+
+SSH_CLIENTS = frozenset({"ssh"})
+"""Programs that use the keys they are given; of their arguments only a config is read."""
+
+
+def ssh_configs(values: Values) -> Values:
+    """The config files ``ssh -F FILE`` (``-FFILE``) reads."""
+    following = itertools.pairwise((*values, None))
+    return tuple(after if value == "-F" else (value or "")[2:] for value, after in following
+                 if value is not None and value.startswith("-F"))  # fmt: skip
 
 
 def _reads_trees(call: Call) -> bool:
@@ -59,8 +71,9 @@ class FileRules:
         self.paths = replace(self.paths, cwd=cwd, oldpwd=self.paths.cwd)
 
     def _secrets(self, call: Call, targets: set[str]) -> None:
-        """Deny arguments (or their ``x=``/``x:``/``@`` parts) that name a secret being read."""
-        values = call.values
+        """Deny arguments (or their ``x=``/``x:``/``@`` parts) that name a secret being read
+        (of ssh's, only the config file ``-F FILE``, whose lines its errors print)."""
+        values = ssh_configs(call.values) if call.name in SSH_CLIENTS else call.values
         if call.name == "git" and git_subcommand(values)[0] == "grep":
             return
         copies = call.name in COPIERS or _reads_trees(call)

@@ -11,19 +11,30 @@ supplies (:mod:`._config_files`).
 
 from __future__ import annotations
 
+import posixpath
+import re
 from collections.abc import Callable
 from typing import NamedTuple
 
+from . import _rules as rules
 from ._call import Call
 from ._config_files import config_files, config_options
 from ._parse import Command, Word
 from ._program_kinds import STDIN_FILES
-from ._words import fed_words, printed_by_substitution
+from ._sed import sed_effects
+from ._sed_arguments import read_sed_arguments
+from ._words import INTERPRETERS, SHELLS, fed_words, printed_by_substitution
 from ._wrapper_walk import WrapperRules
 
 __all__ = ["Effect", "InputRules"]
 
 _DONE = {"download": "downloaded", "decode": "decoded"}
+_RUNS_INPUT = ("program-stdin", "shell", "code-stdin")
+"""The roles of a stage that runs what it reads (``code-stdin``: in a language not the
+shell's: ed's commands, a makefile, Tcl, vim's)."""
+_TCL = frozenset({"tclsh", "wish", "expect"})
+_TCL_EXEC = re.compile(r"^\s*(?:exec|open\s+\|)\s*(.+)$", re.M)
+"""Tcl's ``exec CMD ARGS`` (and ``open |CMD``) run a program: its words read as shell words."""
 
 
 class Effect(NamedTuple):
@@ -78,6 +89,30 @@ class InputRules(WrapperRules):
         options = [option for text in texts for option in config_options(name, text)]
         return tuple(Word(option, option) for option in options)
 
+    def _input_role(self, call: Call, cmd: Command) -> str | None:
+        """The role of a program that runs what it reads, when it does: ``sed`` with an
+        ``e`` command (its input lines are shell commands), ``tee >(sh)``, ``python3
+        /dev/stdin``, and ``code-stdin`` for ``ed`` (its ``!CMD`` lines are judged), ``tclsh``
+        (its ``exec CMD``), ``make -f -`` and ``vim -S /dev/stdin``."""
+        name, values = call.name, call.values
+        scripts = read_sed_arguments(values).scripts if name == "sed" else ()
+        if any(script is not None and sed_effects(script).runs_input for script in scripts):
+            return "program-stdin"
+        if name == "tee" and any(_runs_a_shell(word) for word in cmd.args):
+            return "program-stdin"
+        if rules.family(name) in INTERPRETERS and values[:1] and values[0] in STDIN_FILES:
+            return "program-stdin"
+        if name in ("ed", "ex") or rules.family(name) in _TCL:
+            found = "ed" if name in ("ed", "ex") else "tcl"
+            for text in self._literal_input(cmd):
+                commands = [line[1:] for line in text.splitlines() if line.startswith("!")]
+                commands = commands if found == "ed" else _TCL_EXEC.findall(text)
+                self._evidence(commands, 1, f"{call.display}: a command in its input")
+            return "code-stdin" if found == "ed" or not values else None
+        if name in ("make", "vim", "vi", "nvim", "ex") and any(v in STDIN_FILES for v in values):
+            return "code-stdin"
+        return None
+
     def _into_shell(self, shell: str, effects: list[Effect], depth: int) -> None:
         """What a command prints after ``exec > >(sh)`` is a script for that shell."""
         for effect in effects:
@@ -97,12 +132,12 @@ class InputRules(WrapperRules):
             stages = before + own  # a pipeline in a stage reads what that stage is fed
             flat = [effect for stage in stages for effect in stage]
             network = next((e for e in flat if e.role == "network"), None)
-            shell = next((e for e in flat if e.role in ("shell", "program-stdin")), None)
+            shell = next((e for e in flat if e.role in _RUNS_INPUT), None)
             if network is not None and shell is not None:
                 pair = f"{network.call.display} | {shell.call.display}"
                 self._deny(f"{pair}: a shell wired to the network (reverse shell)")
             for position, effect in ((p, e) for p, st in enumerate(stages) for e in st):
-                if effect.role not in ("program-stdin", "shell") or not position:
+                if effect.role not in _RUNS_INPUT or not position:
                     continue
                 for source in (e for stage in stages[:position] for e in stage):
                     pair = f"{source.call.display} | {effect.call.display}"
@@ -115,3 +150,11 @@ class InputRules(WrapperRules):
                 relayed = all(e.role == "relay" for stage in stages[:position] for e in stage)
                 if effect.role == "program-stdin" and relayed:  # cat | bash: the script's input
                     self._reads_input = True
+
+
+def _runs_a_shell(word: Word) -> bool:
+    """``>(sh)``: an output process substitution whose command is a shell reading its input."""
+    if not word.raw.startswith(">("):
+        return False
+    names = [posixpath.basename(c.name.value or "") for c in word.substitutions if c.name]
+    return any(name in SHELLS for name in names)

@@ -19,6 +19,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from ._call import GIT_GLOBAL_VALUED
+from ._editors import EDITORS, edited_files
 from ._getopt import Grammar, ReadOptions, grammar, read_options
 from ._make_eval import make_writes
 from ._path_rules import word_set
@@ -263,8 +264,9 @@ _GIT_READS_ONLY = frozenset({"status", "diff", "log", "show", "ls-files", "grep"
 def _git_writes_elsewhere(options: Words, subcommand: str | None, rest: Words) -> list[str | None]:
     """Where git writes outside its repository: the ``--work-tree`` of a command that changes
     files (``git --work-tree=/root checkout HEAD -- .bashrc``), the file ``git config -f FILE``
-    edits, and ``git apply --unsafe-paths`` (anywhere; inside ``--directory``)."""
-    written: list[str | None] = []
+    edits, ``git apply --unsafe-paths`` (anywhere; inside ``--directory``), and what
+    :func:`_git_made` names."""
+    written = _git_made(subcommand, rest)
     for value, following in itertools.pairwise((*options, None)):
         option, eq, attached = (value or "").partition("=")
         if option == "--work-tree" and subcommand not in _GIT_READS_ONLY:
@@ -277,6 +279,44 @@ def _git_writes_elsewhere(options: Words, subcommand: str | None, rest: Words) -
     if subcommand == "apply" and "--unsafe-paths" in rest:
         written.append(None)
     return written
+
+
+_GIT_MAKERS = {"archive": ("-o", "--output"), "checkout-index": ("--prefix",)}
+"""Options naming the file or the directory prefix a git command writes."""
+
+
+def _git_made(subcommand: str | None, rest: Words) -> list[str | None]:
+    """The file ``git archive -o FILE`` and ``git bundle create FILE`` write, the prefix
+    ``git checkout-index --prefix=DIR/`` writes every file under, and the directory ``git
+    worktree add DIR`` checks out into."""
+    made: list[str | None] = []
+    options = _GIT_MAKERS.get(subcommand or "", ())
+    for value, following in itertools.pairwise((*rest, None)):
+        option, eq, attached = (value or "").partition("=")
+        if option in options:
+            made.append(attached if eq else following)
+        elif "-o" in options and option.startswith("-o") and len(option) > 2:
+            made.append((value or "")[2:])
+    prefixes = [m if m is None or m.endswith("/") else posixpath.dirname(m) or "." for m in made]
+    made = prefixes if subcommand == "checkout-index" else made
+    action = rest[0] if rest else None
+    if (subcommand, action) in (("bundle", "create"), ("worktree", "add")):
+        operands = _operands_after(rest[1:], frozenset({"-b", "-B", "--reason", "--version"}))
+        made += operands[:1]
+    return made
+
+
+def _operands_after(words: Words, valued: frozenset[str]) -> list[str | None]:
+    operands: list[str | None] = []
+    skip = False
+    for word in words:
+        if skip:
+            skip = False
+        elif word is not None and word.startswith("-") and word != "-":
+            skip = word in valued
+        else:
+            operands.append(word)
+    return operands
 
 
 _READ: dict[str, tuple[Grammar, Callable[[ReadOptions, Words], list[str | None]]]] = {
@@ -301,7 +341,7 @@ _OWN_READERS: dict[str, Callable[[Words], list[str | None]]] = {
     "sqlite3": sqlite_writes,
     "make": make_writes,
 }
-OUTPUT_WRITERS = frozenset(_READ) | frozenset(_OWN_READERS)
+OUTPUT_WRITERS = frozenset(_READ) | frozenset(_OWN_READERS) | EDITORS
 KEY_MAKERS = frozenset({"openssl", "gpg", "gpg2"})
 """Programs that create keys: a file they write named like a secret is a new key, not a leak."""
 
@@ -311,5 +351,7 @@ def output_files(name: str, values: Words) -> list[str | None]:
     before it runs)."""
     if name in _OWN_READERS:
         return _OWN_READERS[name](values)
+    if name in EDITORS:
+        return edited_files(name, values)
     spec, written = _READ[name]
     return _both_readings(spec, values, written)

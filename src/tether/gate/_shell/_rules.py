@@ -405,7 +405,8 @@ def write_targets(call: Call) -> list[str | None]:
     if name in _TARGET_VALUES:
         opts = parse_options(values, _TARGET_VALUES[name])
         targets = opts.valued.get("-t", []) + opts.valued.get("--target-directory", [])
-        return targets if targets or len(opts.positionals) < 2 else opts.positionals[-1:]
+        logs = [v.partition("=")[2] for v in values if v and v.startswith("--log-file=")]
+        return logs + (targets if targets or len(opts.positionals) < 2 else opts.positionals[-1:])
     if name == "dd":
         return [v[3:] for v in values if v is not None and v.startswith("of=")]
     if name == "sed":

@@ -140,12 +140,19 @@ def _command(script: str, index: int, command: str, found: _Found) -> int | None
     if command not in "sy" or index >= len(script):
         return None
     delimiter = script[index]
-    index = _delimited(script, _delimited(script, index + 1, delimiter), delimiter)
+    start = index + 1
+    replacement = _delimited(script, start, delimiter)
+    index = _delimited(script, replacement, delimiter)
     if command == "s":
         flags = re.match(r"[0-9gpiImMe]*", script[index:])
         letters = flags.group(0) if flags else ""
-        index += len(letters)
         found.runs_input = found.runs_input or "e" in letters
+        literal = script[replacement : index - 1].replace("\\" + delimiter, delimiter)
+        whole = script[start : replacement - 1] in (".*", "^.*", ".*$", "^.*$")
+        prefix = script[start : start + 1] == "^"  # s/^/CMD #/e runs CMD, the line a comment
+        if "e" in letters and (whole or prefix) and not re.search(r"&|\\[0-9]", literal):
+            found.commands.append(literal)
+        index += len(letters)
         if script[index : index + 1] == "w":
             text, index = _line(script, index + 1)
             found.writes.append(text)

@@ -32,6 +32,7 @@ from ._budget import check_size
 from ._call import Call, Paths, collapse, display, parse_options
 from ._config_files import CONFIG_READERS
 from ._expand import Environment, brace_expand, expand_word
+from ._files import SSH_CLIENTS
 from ._heredoc import heredoc_disagreements
 from ._indirect import indirect_readings
 from ._input_walk import Effect, InputRules
@@ -432,6 +433,7 @@ class Walk(InputRules):
             return Effect(call, "shell")
         if rest and "s" not in letters and rest[0].value not in STDIN_FILES:
             self._fetched(call, rest[:1])
+            self._secrets(call, set())  # bash ~/.ssh/id_rsa prints its lines in its errors
             self._approve(f"{call.display}: runs the script {rest[0].raw}")
             return Effect(call, "shell")
         inputs = [r.target for r in cmd.redirects if r.target and r.operator == "<"]
@@ -492,7 +494,7 @@ class Walk(InputRules):
             self._path(call.display, target, "write", makes_keys=call.name in KEY_MAKERS)
         self._extracted_into(call, targets)
         reads = rules.read_only_paths(call.name, call.values)
-        if call.name not in NOT_READING:
+        if call.name not in NOT_READING or call.name in SSH_CLIENTS:
             self._secrets(call, {t for t in targets if t is not None} | not_files(call)
                           | quoted_patterns(call, cmd))  # fmt: skip
         family = rules.family(call.name)
@@ -516,6 +518,8 @@ class Walk(InputRules):
 
     def _effect(self, call: Call, cmd: Command) -> Effect:
         name, values = rules.family(call.name), call.values
+        if role := self._input_role(call, cmd):
+            return Effect(call, role)
         if name in INTERPRETERS:
             opts = parse_options(values, frozenset({"-W", "-X", "-Q", "-I", "-M", "-r"}))
             code = not opts.flags.isdisjoint({"-c", "-m", "-e", "-E", "-r", "--eval", "-p"})
