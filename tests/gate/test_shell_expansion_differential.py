@@ -54,6 +54,22 @@ PROBES: list[tuple[dict[str, str], str, str]] = [
     ({}, "/nonexistent-*", "a glob that matches nothing stays"),
     ({}, "'/e'?c", "a quoted part of a glob"),
     ({}, "/e\\?c", "an escaped glob character"),
+    ({"x": "/home/u/"}, "${x%/}", "a shortest suffix removed"),
+    ({"x": "a.tar.gz"}, "${x%%.*}", "a longest suffix removed"),
+    ({"x": "a.tar.gz"}, "${x#*.}", "a shortest prefix removed"),
+    ({"x": "a.tar.gz"}, "${x##*.}", "a longest prefix removed"),
+    ({"x": "a-b-c"}, "${x/-/ }", "the first match replaced, then split"),
+    ({"x": "a-b-c"}, "${x//-/ }", "every match replaced"),
+    ({"x": "abc"}, "${x/#a/z}", "a replacement anchored at the start"),
+    ({"x": "abc"}, "${x/%c/z}", "a replacement anchored at the end"),
+    ({"x": "abcdef"}, "${x:2:3}", "a substring"),
+    ({"x": ""}, "${x:-dflt}", "a default for an empty value"),
+    ({"x": "set"}, "${x:+alt}", "an alternative for a set value"),
+    ({"x": "[ab]c"}, "${x/[ab]/z}", "a bracket pattern"),
+    ({}, "$(printf '%s-%s' a b c)", "printf's format used again"),
+    ({}, "$(echo -n a b)", "echo's words"),
+    ({}, "\"$(printf 'a\\n\\n')\"", "trailing newlines removed"),
+    ({}, "`printf /x`", "a backquoted substitution"),
 ]
 
 
@@ -88,7 +104,21 @@ def test_expansion_matches_bash(
 
 
 @pytest.mark.parametrize(
-    "word", ["$(id)", "`id`", "${x:-a}", "$((1+2))", "$unknown", "${#x}", "$1", "$$", '"$(id)"']
+    "word",
+    [
+        "$(id)",
+        "`id`",
+        "${unknown:-a}",
+        "$((1+2))",
+        "$unknown",
+        "${#x}",
+        "$1",
+        "$$",
+        '"$(id)"',
+        "${unknown%/}",
+        "$(printf %s $x)",
+        "$(echo a; id)",
+    ],
 )
 def test_what_depends_on_run_time_does_not_expand(word: str) -> None:
     assert expand_word(word, Environment("/home/u", {"x": "1"})) is None

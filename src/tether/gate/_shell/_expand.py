@@ -4,8 +4,9 @@
 expansion (``~``, ``~/``, ``~+``, ``~-``, ``~user``), parameter expansion of known variables
 (``$x``, ``${x}``), ``$'...'`` and ``$"..."`` quoting, word splitting of unquoted expansions on
 ``IFS``, pathname expansion of absolute globs against the real filesystem, then quote removal —
-and gives ``None`` as soon as anything depends on run time (an unknown variable, ``$(...)``,
-arithmetic, parameter operators). The deny rules judge the expanded reading of each command, so
+and gives ``None`` as soon as anything depends on run time (an unknown variable, arithmetic, a
+substitution other than ``echo``/``printf`` of literal words, an operator on an unknown value:
+:mod:`._known_values`). The deny rules judge the expanded reading of each command, so
 ``cat {.e,}nv``, ``x='-rf /'; rm $x`` and ``cat /???/sh?dow`` are judged as bash would run them.
 """
 
@@ -19,6 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from ._budget import bounded_glob
+from ._known_values import closing, operated, printed
 from ._parse import decode_escapes
 
 __all__ = ["Environment", "brace_expand", "expand_word"]
@@ -185,14 +187,18 @@ def _pieces(text: str, env: Environment) -> list[_Piece] | None:
                 return None
             pieces.append((quoted, True, False))
             index = end
+        elif char == "`" or text.startswith("$(", index):
+            found = _substitution(text, index)
+            if found is None:
+                return None
+            value, index = found
+            pieces.append((value, False, True))
         elif char == "$":
             found = _parameter(text, index, env)
             if found is None:
                 return None
             value, index = found
             pieces.append((value, False, True))
-        elif char == "`":
-            return None
         else:
             pieces.append((char, False, False))
             index += 1
@@ -227,13 +233,29 @@ def _tilde(text: str, env: Environment, pieces: list[_Piece]) -> int | None:
     return 1 + len(prefix)
 
 
+def _substitution(text: str, index: int) -> tuple[str, int] | None:
+    """What the ``$(...)`` or backquoted substitution at ``index`` prints, when known
+    (:func:`~._known_values.printed`), and where it ends."""
+    if text.startswith("$((", index):
+        return None
+    if text[index] == "`":
+        end = text.find("`", index + 1)
+        inner = text[index + 1 : end] if end > 0 and "\\" not in text[index:end] else None
+    else:
+        end = closing(text, index + 2) or -1
+        inner = text[index + 2 : end] if end > 0 else None
+    value = printed(inner) if inner is not None else None
+    return None if value is None else (value, end + 1)
+
+
 def _parameter(text: str, index: int, env: Environment) -> tuple[str, int] | None:
-    """The value of the parameter at ``index`` (``$x``, ``${x}``) and where it ends."""
+    """The value of the parameter at ``index`` (``$x``, ``${x}``, ``${x%/}``) and its end."""
     if text.startswith("${", index):
         end = text.find("}", index)
         name = text[index + 2 : end] if end > 0 else ""
         if not _NAME.fullmatch(name):
-            return None
+            value = operated(name, env.lookup) if name else None
+            return None if value is None else (value, end + 1)
         after = end + 1
     else:
         match = _NAME.match(text, index + 1)
@@ -253,8 +275,12 @@ def _double_quoted(inner: str, env: Environment) -> str | None:
             if inner[index + 1] != "\n":
                 out.append(inner[index + 1])
             index += 2
-        elif char == "`":
-            return None
+        elif char == "`" or inner.startswith("$(", index):
+            found = _substitution(inner, index)
+            if found is None:
+                return None
+            value, index = found
+            out.append(value)
         elif char == "$" and index + 1 < len(inner) and (inner[index + 1] in "{_" or
                                                          inner[index + 1].isalpha()):  # fmt: skip
             found = _parameter(inner, index, env)

@@ -37,7 +37,7 @@ __all__ = [
 SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "ash", "mksh", "fish", "csh", "tcsh",
                      "yash", "posh", "ksh93", "rbash"})  # fmt: skip
 INTERPRETERS = frozenset({"python", "perl", "ruby", "php", "node", "lua"})
-EXPANDS = re.compile(r"[{$~*?\[]")
+EXPANDS = re.compile(r"[{$~*?\[`]")
 COPIERS = frozenset({"cp", "scp", "rsync", "tar", "zip", "7z", "7za", "rclone", "sftp"})
 _PATTERN_FIRST = frozenset({"grep", "egrep", "fgrep", "rg", "jq", "awk"})
 
