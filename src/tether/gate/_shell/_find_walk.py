@@ -29,7 +29,9 @@ class FindRules(FileRules):
     """The walk's judgement of one command (:meth:`~._walk.Walk._call`), where the command an
     ``-exec`` runs goes."""
 
-    def _find(self, call: Call, words: tuple[Word, ...], cmd: Command, depth: int) -> None:
+    def _find(self, call: Call, words: tuple[Word, ...], cmd: Command, depth: int) -> list[str]:
+        """Judge ``find``'s actions; the paths it prints when it only lists (what ``{}`` may
+        be: :func:`~._find_operands.exec_placeholders`), for a command they are piped to."""
         values = call.values
         roots, start, index = find_roots(values)
         acted = False
@@ -65,7 +67,10 @@ class FindRules(FileRules):
                 index, acted = index + 1, True
         for reason in rules.check_call(call):
             self._deny(reason)
-        if not acted:
-            for root in roots:
-                self._path(call.display, root, "read")
-            self.verdicts.append(Verdict.allow(f"{call.display}: read-only"))
+        if acted:
+            return []
+        for root in roots:
+            self._path(call.display, root, "read")
+        self.verdicts.append(Verdict.allow(f"{call.display}: read-only"))
+        narrowed = narrowed_by(values[start + len(roots) :])
+        return [fill for root in roots for fill in exec_placeholders(root, narrowed)]

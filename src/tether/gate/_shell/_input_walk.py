@@ -40,7 +40,8 @@ _TCL_EXEC = re.compile(r"^\s*(?:exec|open\s+\|)\s*(.+)$", re.M)
 class Effect(NamedTuple):
     """A command as a pipeline stage: ``role`` is ``program-stdin`` (a shell or interpreter
     reading code from its input), ``shell``, ``network``, ``download``, ``decode``, ``text``
-    (prints the literal ``text``), ``relay`` (prints what it reads: ``cat``) or ``other``."""
+    (prints the literal ``text``), ``relay`` (prints what it reads: ``cat``), ``paths`` (``find``
+    printing what ``text`` lists, one a line) or ``other``."""
 
     call: Call
     role: str
@@ -55,6 +56,8 @@ class InputRules(WrapperRules):
     _feeds: dict[int, tuple[int, int]]
     """A pipeline inside a stage of another (``curl x | (cat | bash)``): that stage, which
     its first stage reads the input of (:attr:`~._parse.Command.fed_from`)."""
+    _written: dict[str, str]
+    """Literal text the script wrote into a file so far (``printf CODE > x.sh``), by path."""
     _reads_input: bool
     """The script runs a program read from its own input (a first-stage ``bash``, ``su``)."""
     _nested: Callable[[str, int, str], bool]
@@ -63,11 +66,34 @@ class InputRules(WrapperRules):
     def _literal_input(self, cmd: Command) -> list[str]:
         """The literal text ``cmd`` reads: what the stage before it prints, when each command
         there prints literal text, and the here-strings and heredocs it is fed."""
-        pipeline, stage = cmd.fed_from or (cmd.pipeline, cmd.stage)
-        previous = self._effects.get((pipeline, stage - 1), [])
+        previous = self._previous(cmd)
         texts = [e.text for e in previous if e.role == "text"]
-        printed = texts if pipeline >= 0 and previous and len(texts) == len(previous) else []
+        printed = texts if previous and len(texts) == len(previous) else []
         return printed + [w.value for w in fed_words(cmd) if w.value is not None]
+
+    def _remember_written(self, cmd: Command, effects: list[Effect]) -> None:
+        """Keep what a command printing literal text writes into a file (``>``, ``>>``)."""
+        texts = [e.text for e in effects if e.role == "text"]
+        for redirect in cmd.redirects if texts and len(texts) == len(effects) else ():
+            target = redirect.target.value if redirect.target else None
+            path = (
+                self.paths.resolve(target) if target and redirect.operator in (">", ">>") else None
+            )
+            if path is not None:
+                before = self._written.get(path, "") if redirect.operator == ">>" else ""
+                self._written[path] = before + "\n".join(texts) + "\n"
+
+    def _written_script(self, call: Call, file: str | None, depth: int) -> None:
+        """``bash x.sh`` or ``. ./x.sh`` of a file this script wrote with literal text: judge
+        that text (``printf 'rm -rf ~' > x.sh; . ./x.sh`` is ``rm -rf ~``)."""
+        path = self.paths.resolve(file) if file else None
+        if path is not None and path in self._written:
+            self._nested(self._written[path], depth, f"{call.display}: the script this one wrote")
+
+    def _previous(self, cmd: Command) -> list[Effect]:
+        """The commands of the stage whose output ``cmd`` reads (none: not in a pipeline)."""
+        pipeline, stage = cmd.fed_from or (cmd.pipeline, cmd.stage)
+        return self._effects.get((pipeline, stage - 1), []) if pipeline >= 0 else []
 
     def _relayed(self, call: Call, cmd: Command) -> Effect:
         """``cat`` with no files prints what it reads: literal text when that is, else the

@@ -78,6 +78,8 @@ __all__ = ["Walk"]
 
 
 _MAX_DEPTH = 6
+_ARRAY = re.compile(r'"?\$\{(\w+)\[[@*]\]\}"?')
+"""``"${a[@]}"``: an array's elements, each a word (``a=(rm -rf ~); "${a[@]}"``)."""
 _SCAN_SECONDS = 0.025
 """The budget of the deny scan after a spent one (:meth:`ShellPolicy._denied_past_budget`)."""
 
@@ -93,6 +95,7 @@ class Walk(InputRules):
         self._variables: dict[str, str] = {}
         self._effects = {}
         self._feeds = {}
+        self._written = {}
         self.top: Script | None = None
         """The script as parsed at depth 0 (what ``allow`` must be proved on)."""
         self._outer_paths: Paths | None = None
@@ -137,6 +140,7 @@ class Walk(InputRules):
                 self._effects.setdefault((cmd.pipeline, cmd.stage), []).extend(effects)
             if cmd.fed_from is not None:
                 self._feeds[cmd.pipeline] = cmd.fed_from
+            self._remember_written(cmd, effects)
             if output_shell is not None and not cmd.nested:
                 self._into_shell(output_shell, effects, depth)
             output_shell = output_shell or shell_fed_by_output(cmd)
@@ -178,7 +182,12 @@ class Walk(InputRules):
                 self._approve(f"{name}=...: changes how later commands run")
             elif cmd.name is None:
                 self.verdicts.append(Verdict.allow(f"{name}=...: sets a shell variable"))
-            if value is None:  # GIT_SSH_COMMAND=$X git fetch: what $X holds, unsplit
+            if value is None and assignment.value.raw.startswith("("):  # NAME=(ELEMENTS)
+                self._variables[f"{name}[@]"] = assignment.value.raw[1:-1]
+            if name in ("BASH_ENV", "ENV"):  # BASH_ENV=<(echo CODE) bash -c : runs CODE first
+                for text in printed_by_substitution(assignment.value):
+                    self._evidence([text], depth, f"{name}=...: a script the shell runs first")
+            elif value is None:  # GIT_SSH_COMMAND=$X git fetch: what $X holds, unsplit
                 value = self._expanded_value(assignment.value)
             if value is not None:
                 self._assigned(name, value, depth, f"{name}=...")
@@ -246,7 +255,8 @@ class Walk(InputRules):
         self._fetched(Call("", (), why, self.paths), (name,))
         rest = " ".join(word.raw for word in args)
         spaced = re.sub(r"\$\{IFS\}|\$IFS\b", " ", f"{name.raw} {rest}")  # rm${IFS}-rf${IFS}/
-        self._evidence([f"rm {rest}", f"sh {rest}", rest, spaced], depth, why)
+        arrays = _ARRAY.sub(lambda m: self._variables.get(f"{m[1]}[@]", m[0]), f"{name.raw} {rest}")
+        self._evidence([f"rm {rest}", f"sh {rest}", rest, spaced, arrays], depth, why)
 
     def _call(self, name: str, words: tuple[Word, ...], cmd: Command, depth: int) -> list[Effect]:
         """Unwrap wrappers, then classify the command they run; a directory a wrapper moved
@@ -303,8 +313,7 @@ class Walk(InputRules):
             self._fetched(call, words)
             return [Effect(call, "shell")]
         if name == "find":
-            self._find(call, words, cmd, depth)
-            return [Effect(call, "other")]
+            return [Effect(call, "paths", "\n".join(self._find(call, words, cmd, depth)))]
         self._runner(name, words, depth)
         reads = name in ("su", "runuser") and self._switched_user(call, depth)
         if rules.family(name) in INTERPRETERS or name in ("source", ".", "su", "runuser"):
@@ -343,6 +352,7 @@ class Walk(InputRules):
         """``source <(...)`` or ``. /dev/stdin``: judge the code; whether it reads its input."""
         if word.raw.startswith("<("):
             self._substituted_script(call, word, depth)
+        self._written_script(call, word.value, depth)
         if word.value not in STDIN_FILES:
             return False
         self._approve(f"{call.display}: runs a script read from its input")
@@ -393,11 +403,13 @@ class Walk(InputRules):
     def _xargs(
         self, words: tuple[Word, ...], start: int, files: list[str | None], cmd: Command
     ) -> tuple[Word, ...]:
-        """The command xargs runs, with the literal input it reads appended (``-I`` or not);
-        ``files``: the ``-a`` files it reads its arguments from."""
+        """The command xargs runs, with the literal input it reads appended (``-I`` or not), or
+        the paths a ``find`` before it may print; ``files``: the ``-a`` files it reads its
+        arguments from."""
         for file in files:
             self._path(display("xargs", words), file, "read")
-        supplied = " ".join(self._literal_input(cmd)).split()
+        found = [e.text for e in self._previous(cmd) if e.role == "paths"]
+        supplied = " ".join(self._literal_input(cmd) + found).split()
         return words[start:] + tuple(Word(item, item) for item in supplied)
 
     # --- shells, find ------------------------------------------------------------------------
@@ -434,6 +446,7 @@ class Walk(InputRules):
         if rest and "s" not in letters and rest[0].value not in STDIN_FILES:
             self._fetched(call, rest[:1])
             self._secrets(call, set())  # bash ~/.ssh/id_rsa prints its lines in its errors
+            self._written_script(call, rest[0].value, depth)
             self._approve(f"{call.display}: runs the script {rest[0].raw}")
             return Effect(call, "shell")
         inputs = [r.target for r in cmd.redirects if r.target and r.operator == "<"]

@@ -44,6 +44,8 @@ class WrapperRules(FindRules):
     _expanded_value: Callable[[Word], str | None]
     """A word as bash assigns it, expanded and unsplit (:meth:`~._walk.Walk._expanded_value`)."""
     top: Script | None
+    _variables: dict[str, str]
+    """The script's literal variables; an array as ``NAME[@]``, its elements as written."""
     """The script as parsed at depth 0 (:attr:`~._walk.Walk.top`)."""
 
     def _aliases_expand(self) -> bool:
@@ -95,6 +97,12 @@ class WrapperRules(FindRules):
         """``export NAME=value`` (the value as bash assigns it: expanded, never split),
         ``alias``, and ``read NAME <<< text`` / ``printf -v NAME text``: a value some program
         runs, or bash runs, is judged."""
+        values = [w.value for w in words]
+        if name == "read" and "-a" in values and values.index("-a") + 1 < len(values):
+            array = values[values.index("-a") + 1]  # read -a NAME <<< 'rm -rf ~'
+            texts = [w.value for w in fed_words(cmd) if w.value is not None]
+            if array and texts:
+                self._variables[f"{array}[@]"] = " ".join(texts)
         if name in SETS_A_VARIABLE:
             names = [w.value for w in words if w.value and judged_variable(w.value)]
             if names and name == "read":
@@ -111,6 +119,8 @@ class WrapperRules(FindRules):
             variable, eq, value = (given or "").partition("=")
             if not eq:
                 continue
+            if value.startswith("(") and value.endswith(")"):  # declare -a NAME=(ELEMENTS)
+                self._variables[f"{variable}[@]"] = value[1:-1]
             if name == "alias" and self._aliases_expand():
                 self._evidence([value], depth, f"{call.display}: defines a command")
             elif name != "alias":
