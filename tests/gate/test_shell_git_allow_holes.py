@@ -1,0 +1,168 @@
+"""Holes a red team proved in git's and ripgrep's ``allow``: each situation is built for real,
+the command is run to show it really prints the secret, and the policy must not allow it —
+while the ordinary commands next to it stay allowed.
+
+1. objects no ref or reflog reaches (a popped stash's commits, ``git commit-tree``);
+2. pseudo-refs (``FETCH_HEAD``, ``ORIG_HEAD``, ...);
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tether.gate import PathPolicy, ShellPolicy
+
+if __package__:
+    from .git_repos import git, new_repo
+else:
+    from git_repos import git, new_repo
+
+SECRET = "API_KEY=sk-hole-0123456789abcdef"
+KEY = "-----BEGIN OPENSSH PRIVATE KEY----- KEYMARK-0123456789"
+RG = Path(sys.executable).with_name("rg")
+
+
+@pytest.fixture
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A home with an ssh key (the real one is never read), and git's identity for commits."""
+    path = tmp_path / "home"
+    (path / ".ssh").mkdir(parents=True)
+    (path / ".ssh" / "id_rsa").write_text(KEY + "\n")
+    monkeypatch.setenv("HOME", str(path))
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", "/dev/null")
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    return path
+
+
+def decision(command: str, workspace: Path, home: Path) -> str:
+    verdict = ShellPolicy(PathPolicy(str(workspace), home=str(home))).classify(command)
+    return verdict.decision
+
+
+def prepared(command: str, workspace: Path, home: Path) -> str | None:
+    verdict = ShellPolicy(PathPolicy(str(workspace), home=str(home))).classify(command)
+    return verdict.prepared["command"] if verdict.prepared else None
+
+
+def run(command: str, workspace: Path) -> str:
+    done = subprocess.run(
+        ["bash", "-c", command], cwd=workspace, capture_output=True, text=True, check=False,
+        env={**os.environ, "PATH": f"{RG.parent}:{os.environ.get('PATH', '/usr/bin:/bin')}"},
+    )  # fmt: skip
+    return done.stdout + done.stderr
+
+
+def assert_prints_and_is_not_allowed(command: str, workspace: Path, home: Path, marker: str):
+    assert marker in run(command, workspace), f"the situation is not real: {command}"
+    assert decision(command, workspace, home) != "allow", command
+
+
+def commit_env(repo: Path) -> None:
+    (repo / ".env").write_text(SECRET + "\n")
+    git(repo, "add", ".env")
+    git(repo, "commit", "-qm", "add config")
+
+
+# --- 1. objects outside every ref and reflog ---------------------------------------------------
+
+
+@pytest.fixture
+def popped(tmp_path: Path, home: Path) -> tuple[Path, str]:
+    """A repository whose ``.env`` was stashed with ``stash -a`` and popped: the stash commit
+    (its third parent holds ``.env``) is reachable from nothing."""
+    repo = new_repo(tmp_path / "repo")
+    (repo / ".env").write_text(SECRET + "\n")
+    (repo / "README.md").write_text("readme\nchanged\n")
+    git(repo, "stash", "-q", "-a")
+    stash = git(repo, "rev-parse", "stash@{0}")
+    git(repo, "stash", "pop", "-q")
+    (repo / ".env").unlink()
+    return repo, stash
+
+
+@pytest.mark.parametrize(
+    "spelling",
+    ["git grep API_KEY {sha}^3", "git log -p {sha}^3", "git log -p {sha}", "git show HEAD..{sha}",
+     "git grep API_KEY {short}^3", "git show {sha}^3", "git diff HEAD {sha}^3"],
+)  # fmt: skip
+def test_an_unreachable_stash_commit_is_not_allowed(
+    popped: tuple[Path, str], home: Path, spelling: str
+) -> None:
+    repo, stash = popped
+    command = spelling.format(sha=stash, short=stash[:10])
+    assert_prints_and_is_not_allowed(command, repo, home, SECRET)
+
+
+def test_a_commit_made_by_commit_tree_is_not_allowed(tmp_path: Path, home: Path) -> None:
+    repo = new_repo(tmp_path / "repo")
+    (repo / ".env").write_text(SECRET + "\n")
+    git(repo, "add", ".env")
+    tree = git(repo, "write-tree")
+    commit = git(repo, "commit-tree", tree, "-m", "dangling")
+    git(repo, "rm", "-q", "--cached", ".env")
+    (repo / ".env").unlink()
+    for command in (f"git show {commit}", f"git log -p {commit}", f"git grep API_KEY {tree}"):
+        assert_prints_and_is_not_allowed(command, repo, home, SECRET)
+
+
+def test_revisions_inside_the_history_stay_allowed(popped: tuple[Path, str], home: Path) -> None:
+    repo, _ = popped
+    (repo / "README.md").write_text("readme\nsecond\n")
+    git(repo, "commit", "-qam", "second")
+    head, first = git(repo, "rev-parse", "HEAD"), git(repo, "rev-parse", "HEAD~1")
+    for command in (
+        "git log -p", "git show HEAD~1", "git diff", "git diff HEAD~1 HEAD", "git grep readme",
+        "git grep readme HEAD~1", f"git log -p {first}", f"git grep readme {head[:8]}",
+        f"git log -p {first}..{head}", "git show HEAD~1:README.md", "git show 'HEAD^{tree}'",
+        "git log -p --all", "git log -p -- README.md", "git log -p --stat -n 1 HEAD",
+    ):  # fmt: skip
+        assert decision(command, repo, home) == "allow", command
+
+
+# --- 2. pseudo-refs -------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def fetched(tmp_path: Path, home: Path) -> Path:
+    """A repository that fetched, into FETCH_HEAD only, another's history with a ``.env``."""
+    other = new_repo(tmp_path / "other")
+    commit_env(other)
+    repo = new_repo(tmp_path / "repo")
+    git(repo, "fetch", "-q", str(other), "HEAD")
+    return repo
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["git log -p FETCH_HEAD", "git show FETCH_HEAD", "git grep API_KEY FETCH_HEAD",
+     "git diff HEAD FETCH_HEAD", "git log -p HEAD..FETCH_HEAD",
+     "git grep API_KEY 'FETCH_HEAD^{tree}'"],
+)  # fmt: skip
+def test_fetch_head_is_not_allowed(fetched: Path, home: Path, command: str) -> None:
+    assert_prints_and_is_not_allowed(command, fetched, home, SECRET)
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["ORIG_HEAD", "MERGE_HEAD", "CHERRY_PICK_HEAD", "REVERT_HEAD", "BISECT_HEAD", "AUTO_MERGE"],
+)
+def test_other_pseudo_refs_are_not_allowed(fetched: Path, home: Path, name: str) -> None:
+    (fetched / ".git" / name).write_text(git(fetched, "rev-parse", "FETCH_HEAD") + "\n")
+    for command in (f"git log -p {name}", f"git grep API_KEY {name}"):
+        assert_prints_and_is_not_allowed(command, fetched, home, SECRET)
+
+
+def test_a_fetch_that_updates_a_ref_stays_allowed(tmp_path: Path, home: Path) -> None:
+    other = new_repo(tmp_path / "other")
+    (other / "notes.md").write_text("notes\n")
+    git(other, "add", "notes.md")
+    git(other, "commit", "-qm", "notes")
+    repo = new_repo(tmp_path / "repo")
+    git(repo, "fetch", "-q", str(other), "HEAD:refs/remotes/other/main")
+    for command in ("git log -p FETCH_HEAD", "git show other/main", "git diff HEAD FETCH_HEAD"):
+        assert decision(command, repo, home) == "allow", command
