@@ -4,6 +4,7 @@ while the ordinary commands next to it stay allowed.
 
 1. objects no ref or reflog reaches (a popped stash's commits, ``git commit-tree``);
 2. pseudo-refs (``FETCH_HEAD``, ``ORIG_HEAD``, ...);
+3. a submodule's content (``grep --recurse-submodules``, ``--submodule=diff``);
 """
 
 from __future__ import annotations
@@ -166,3 +167,48 @@ def test_a_fetch_that_updates_a_ref_stays_allowed(tmp_path: Path, home: Path) ->
     git(repo, "fetch", "-q", str(other), "HEAD:refs/remotes/other/main")
     for command in ("git log -p FETCH_HEAD", "git show other/main", "git diff HEAD FETCH_HEAD"):
         assert decision(command, repo, home) == "allow", command
+
+
+# --- 3. submodules --------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def with_submodule(tmp_path: Path, home: Path) -> Path:
+    """A repository whose submodule ``sub`` has a committed ``.env``; the repository has none."""
+    sub = new_repo(tmp_path / "sub")
+    commit_env(sub)
+    repo = new_repo(tmp_path / "repo")
+    git(repo, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(sub), "sub")
+    git(repo, "commit", "-qm", "add the submodule")
+    return repo
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["git grep --recurse-submodules API_KEY", "git grep --cached --recurse-submodules API_KEY",
+     "git diff --submodule=diff HEAD~1 HEAD", "git show --submodule=diff HEAD",
+     "git log -p --submodule=diff -n 1"],
+)  # fmt: skip
+def test_a_submodules_content_is_not_allowed(
+    with_submodule: Path, home: Path, command: str
+) -> None:
+    assert_prints_and_is_not_allowed(command, with_submodule, home, SECRET)
+
+
+def test_configured_submodule_recursion_is_off_in_what_runs(
+    with_submodule: Path, home: Path
+) -> None:
+    git(with_submodule, "config", "submodule.recurse", "true")
+    git(with_submodule, "config", "diff.submodule", "diff")
+    for command in ("git grep API_KEY", "git show HEAD", "git diff HEAD~1 HEAD"):
+        assert SECRET in run(command, with_submodule), command  # the configuration is real
+        script = prepared(command, with_submodule, home)
+        assert script is None or SECRET not in run(script, with_submodule), command
+
+
+def test_submodule_names_stay_allowed(with_submodule: Path, home: Path) -> None:
+    for command in (
+        "git diff --submodule=log HEAD~1 HEAD", "git show --submodule HEAD",
+        "git ls-files --recurse-submodules", "git grep readme", "git status",
+    ):  # fmt: skip
+        assert decision(command, with_submodule, home) == "allow", command
