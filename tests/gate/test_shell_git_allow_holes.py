@@ -5,6 +5,7 @@ while the ordinary commands next to it stay allowed.
 1. objects no ref or reflog reaches (a popped stash's commits, ``git commit-tree``);
 2. pseudo-refs (``FETCH_HEAD``, ``ORIG_HEAD``, ...);
 3. a submodule's content (``grep --recurse-submodules``, ``--submodule=diff``);
+4. a tracked file that is a hard link to a secret of the home;
 """
 
 from __future__ import annotations
@@ -212,3 +213,44 @@ def test_submodule_names_stay_allowed(with_submodule: Path, home: Path) -> None:
         "git ls-files --recurse-submodules", "git grep readme", "git status",
     ):  # fmt: skip
         assert decision(command, with_submodule, home) == "allow", command
+
+
+# --- 4. a tracked file that is a hard link to a secret of the home ------------------------------
+
+
+@pytest.fixture
+def linked(tmp_path: Path, home: Path) -> Path:
+    """A repository whose tracked ``a.txt`` became another name of the home's ssh key."""
+    repo = new_repo(tmp_path / "repo")
+    (repo / "a.txt").write_text("notes\n")
+    git(repo, "add", "a.txt")
+    git(repo, "commit", "-qm", "notes")
+    (repo / "a.txt").unlink()
+    os.link(home / ".ssh" / "id_rsa", repo / "a.txt")
+    return repo
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["git diff", "git grep -h KEYMARK", "git grep KEYMARK", "git diff HEAD", "git status -vv",
+     "git diff -- a.txt", "git grep -h KEYMARK -- '*.txt'"],
+)  # fmt: skip
+def test_a_hard_link_to_a_secret_in_the_work_tree_is_not_allowed(
+    linked: Path, home: Path, command: str
+) -> None:
+    assert_prints_and_is_not_allowed(command, linked, home, "KEYMARK")
+
+
+def test_reads_of_the_history_beside_the_link_stay_allowed(linked: Path, home: Path) -> None:
+    assert decision("cat a.txt", linked, home) == "deny"
+    for command in ("git log -p", "git show HEAD", "git diff --cached", "git grep --cached notes"):
+        assert decision(command, linked, home) == "allow", command
+
+
+def test_work_tree_reads_stay_allowed_without_a_link(tmp_path: Path, home: Path) -> None:
+    repo = new_repo(tmp_path / "repo")
+    (repo / "README.md").write_text("readme\nchanged\n")
+    os.link(repo / "README.md", tmp_path / "elsewhere.md")  # a link, but not to a secret
+    os.link(home / ".ssh" / "id_rsa", tmp_path / "backup_key")  # the key has another name
+    for command in ("git diff", "git grep readme", "git status -vv", "git diff HEAD"):
+        assert decision(command, repo, home) == "allow", command

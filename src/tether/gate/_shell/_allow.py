@@ -35,6 +35,7 @@ from .._verdict import Verdict
 from ._budget import spend_entries
 from ._git_neutral import neutralised_words
 from ._git_secrets import history_refusal
+from ._git_worktree import work_tree_refusal
 from ._options import Reading, read_arguments
 
 if TYPE_CHECKING:
@@ -80,6 +81,11 @@ class PathChecks:
         except OSError:
             return True
         return home is not None and is_link_to_a_secret(status, home)
+
+    @property
+    def home(self) -> str | None:
+        """The home whose secret files a hard link in the workspace may be another name of."""
+        return self._policy.home
 
     @property
     def local(self) -> bool:
@@ -411,7 +417,10 @@ class _Prover:
             raise _Refused(reading)
         self.files(name, reading)
         if name == "git":
-            refusal = history_refusal(args, self._paths.workspace, local=self._policy.local)
+            workspace, local = self._paths.workspace, self._policy.local
+            refusal = history_refusal(args, workspace, local=local) or work_tree_refusal(
+                args, workspace, self._policy.home, local=local
+            )
             if refusal is not None:
                 raise _Refused(refusal)
         self.reasons.append(f"{self.current}: read-only, every file inside the workspace")
