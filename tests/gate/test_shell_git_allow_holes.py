@@ -6,6 +6,7 @@ while the ordinary commands next to it stay allowed.
 2. pseudo-refs (``FETCH_HEAD``, ``ORIG_HEAD``, ...);
 3. a submodule's content (``grep --recurse-submodules``, ``--submodule=diff``);
 4. a tracked file that is a hard link to a secret of the home;
+6. ``git diff A B`` where there is no repository (``--no-index``).
 """
 
 from __future__ import annotations
@@ -253,4 +254,44 @@ def test_work_tree_reads_stay_allowed_without_a_link(tmp_path: Path, home: Path)
     os.link(repo / "README.md", tmp_path / "elsewhere.md")  # a link, but not to a secret
     os.link(home / ".ssh" / "id_rsa", tmp_path / "backup_key")  # the key has another name
     for command in ("git diff", "git grep readme", "git status -vv", "git diff HEAD"):
+        assert decision(command, repo, home) == "allow", command
+
+
+# --- 6. git diff where there is no repository ---------------------------------------------------
+
+
+@pytest.fixture
+def no_repository(tmp_path: Path, home: Path) -> Path:
+    workspace = tmp_path / "ws"
+    (workspace / "e").mkdir(parents=True)
+    (workspace / "d").mkdir()
+    (workspace / "e" / "a.txt").write_text("a\n")
+    (workspace / "d" / ".env.local").write_text(SECRET + "\n")
+    return workspace
+
+
+@pytest.mark.parametrize(
+    "command", ["git diff e d", "git diff -- e d", "git diff --stat -p e d", "git diff -U3 e d"]
+)
+def test_git_diff_outside_a_repository_is_not_allowed(
+    no_repository: Path, home: Path, command: str
+) -> None:
+    assert_prints_and_is_not_allowed(command, no_repository, home, SECRET)
+
+
+def test_git_diff_of_a_secret_directory_outside_a_repository_is_denied(
+    no_repository: Path, home: Path
+) -> None:
+    assert decision("git diff ~/.ssh e", no_repository, home) == "deny"
+
+
+def test_git_diff_in_a_repository_and_without_two_paths_stays_allowed(
+    no_repository: Path, tmp_path: Path, home: Path
+) -> None:
+    for command in ("git diff --stat", "git diff", "git diff HEAD~1 -- src/"):
+        assert decision(command, no_repository, home) == "allow", command
+    repo = new_repo(tmp_path / "repo")
+    (repo / "e").mkdir()
+    (repo / "d").mkdir()
+    for command in ("git diff e d", "git diff -- README.md e", "git diff HEAD -- e d"):
         assert decision(command, repo, home) == "allow", command

@@ -1,4 +1,4 @@
-"""What git reads from the work tree, judged as the tree walk judges it.
+"""What git reads from the work tree, or from no repository at all, judged as the tree walk is.
 
 ``git diff``, ``git grep`` and ``git status -v`` print the tracked files of the work tree, and a
 tracked file that is a hard link to ``~/.ssh/id_rsa`` (``ln -f ~/.ssh/id_rsa notes.txt``) prints
@@ -6,6 +6,11 @@ as the key though no path names it. ``cat notes.txt`` is denied by the path poli
 check and ``grep -r`` refuses a tree holding such a link; :func:`work_tree_refusal` applies the
 same check (:func:`~.._secret_inodes.is_link_to_a_secret`) to every file git tracks — only when
 a secret of the home has another name at all, so the common case costs one ``stat`` per secret.
+
+Outside a repository ``git diff A B`` is ``diff --no-index``: it prints every file under two
+directories, as ``diff -r`` does, and nothing of it is a repository's history. So git's content
+commands are not allowed unasked where git finds no work tree (it runs with the ceiling at the
+workspace's parent: :mod:`._git_neutral`).
 """
 
 from __future__ import annotations
@@ -31,7 +36,7 @@ def work_tree_refusal(
     args: Sequence[str], workspace: str | None, home: str | None, *, local: bool
 ) -> str | None:
     """Why ``git ARGS`` run in ``workspace`` may print a file of the work tree that is another
-    name of a secret of ``home``; ``None`` when it cannot."""
+    name of a secret of ``home``, or files outside any repository; ``None`` when it cannot."""
     subcommand, rest = git_subcommand(tuple(args))
     if subcommand is None:
         return None
@@ -40,11 +45,33 @@ def work_tree_refusal(
         if subcommand == "status" and _reads_work_tree(subcommand, words):
             return "git status -v prints the work tree of another host, not checked for secrets"
         return None
-    if workspace is None or home is None or not _reads_work_tree(subcommand, words):
+    if workspace is None:
+        return None
+    if _may_read_plain_files(subcommand, words, workspace) and not _inside_a_work_tree(workspace):
+        return (
+            f"not inside a git work tree: git {subcommand} reads the files themselves "
+            "(--no-index), every file under the directories it is given"
+        )
+    if home is None or not _reads_work_tree(subcommand, words):
         return None
     if not secrets_have_other_names(home):
         return None
     return _hard_link_among_tracked(workspace, home)
+
+
+def _may_read_plain_files(subcommand: str, rest: Sequence[str], workspace: str) -> bool:
+    """Whether, outside a repository, the command may read files: ``git grep``, and ``git diff``
+    naming two paths that exist (then it is ``--no-index``; otherwise git fails before reading
+    any: "Could not access", or its usage)."""
+    if subcommand == "grep":
+        return True
+    if subcommand != "diff":
+        return False
+    words = [arg for arg in rest if arg == "-" or not arg.startswith("-")]
+    existing = [
+        word for word in words if word == "-" or os.path.lexists(os.path.join(workspace, word))
+    ]
+    return len(existing) >= 2
 
 
 def _reads_work_tree(subcommand: str, rest: Sequence[str]) -> bool:
@@ -73,6 +100,11 @@ def _run_git(workspace: str, args: list[str]) -> subprocess.CompletedProcess[byt
             )  # fmt: skip
     except (OSError, subprocess.TimeoutExpired):
         return None
+
+
+def _inside_a_work_tree(workspace: str) -> bool:
+    done = _run_git(workspace, ["rev-parse", "--is-inside-work-tree"])
+    return done is not None and done.returncode == 0 and done.stdout.strip() == b"true"
 
 
 def _hard_link_among_tracked(workspace: str, home: str) -> str | None:
