@@ -6,6 +6,8 @@ while the ordinary commands next to it stay allowed.
 2. pseudo-refs (``FETCH_HEAD``, ``ORIG_HEAD``, ...);
 3. a submodule's content (``grep --recurse-submodules``, ``--submodule=diff``);
 4. a tracked file that is a hard link to a secret of the home;
+5. ``.gitignore`` lines rg reads otherwise than a stripped line says (`` credentials``,
+   ``id_rsa/``);
 6. ``git diff A B`` where there is no repository (``--no-index``).
 """
 
@@ -255,6 +257,49 @@ def test_work_tree_reads_stay_allowed_without_a_link(tmp_path: Path, home: Path)
     os.link(home / ".ssh" / "id_rsa", tmp_path / "backup_key")  # the key has another name
     for command in ("git diff", "git grep readme", "git status -vv", "git diff HEAD"):
         assert decision(command, repo, home) == "allow", command
+
+
+# --- 5. .gitignore as ripgrep reads it -----------------------------------------------------------
+
+
+def ignoring(tmp_path: Path, gitignore: bytes, secret_file: str) -> Path:
+    workspace = tmp_path / "ws"
+    (workspace / ".git").mkdir(parents=True)  # rg reads .gitignore only in a repository
+    (workspace / ".gitignore").write_bytes(gitignore)
+    secret = workspace / secret_file
+    secret.parent.mkdir(parents=True, exist_ok=True)
+    secret.write_text(KEY + "\n")
+    (workspace / "README.md").write_text("readme\n")
+    return workspace
+
+
+@pytest.mark.skipif(not RG.exists(), reason="no rg beside the interpreter")
+@pytest.mark.parametrize(
+    ("gitignore", "secret_file"),
+    [(b"id_rsa/\n", "keys/id_rsa"), (b" credentials\n", "credentials"),
+     (b"id_rsa\x1f\n", "keys/id_rsa"), (b"notes\rid_rsa\n", "keys/id_rsa"),
+     (b"id_rsa\\ \n", "keys/id_rsa"), (b" #id_rsa\nid_rsa/\n", "id_rsa")],
+)  # fmt: skip
+def test_what_rg_does_not_ignore_is_searched(
+    tmp_path: Path, home: Path, gitignore: bytes, secret_file: str
+) -> None:
+    workspace = ignoring(tmp_path, gitignore, secret_file)
+    assert_prints_and_is_not_allowed("rg KEYMARK", workspace, home, "KEYMARK")
+
+
+@pytest.mark.skipif(not RG.exists(), reason="no rg beside the interpreter")
+@pytest.mark.parametrize(
+    ("gitignore", "secret_file"),
+    [(b"id_rsa\n", "keys/id_rsa"), (b"keys/\n", "keys/id_rsa"), (b"id_rsa   \n", "id_rsa"),
+     (b"# keys\r\ncredentials\r\n", "conf/credentials"), (b"vault/\n", "vault/id_rsa")],
+)  # fmt: skip
+def test_what_rg_ignores_is_still_skipped(
+    tmp_path: Path, home: Path, gitignore: bytes, secret_file: str
+) -> None:
+    workspace = ignoring(tmp_path, gitignore, secret_file)
+    assert "KEYMARK" not in run("rg KEYMARK", workspace)  # rg really skips it
+    assert decision("rg KEYMARK", workspace, home) == "allow"
+    assert decision("rg readme", workspace, home) == "allow"
 
 
 # --- 6. git diff where there is no repository ---------------------------------------------------
