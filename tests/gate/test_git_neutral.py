@@ -49,7 +49,8 @@ def test_the_regenerated_script_spells_the_neutral_options(repo: Path) -> None:
         "GIT_CONFIG_NOSYSTEM='1' GIT_CONFIG_GLOBAL='/dev/null' "
         f"GIT_CEILING_DIRECTORIES='{repo.parent}' 'git' '-c' 'core.fsmonitor=' "
         "'-c' 'core.hooksPath=/dev/null' '-c' 'diff.external=' '-c' 'core.pager=cat' "
-        "'-c' 'gpg.program=false' '-c' 'safe.bareRepository=explicit' 'log' '--oneline' | "
+        "'-c' 'gpg.program=false' '-c' 'safe.bareRepository=explicit' "
+        "'-c' 'submodule.recurse=false' '-c' 'diff.submodule=short' 'log' '--oneline' | "
     )
     assert script.endswith("| 'wc' '-l'")
 

@@ -12,7 +12,7 @@ import stat
 import threading
 import time
 
-__all__ = ["is_link_to_a_secret"]
+__all__ = ["is_link_to_a_secret", "secrets_have_other_names"]
 
 _SECRET_DIRECTORIES = (".ssh", ".aws", ".gnupg", ".kube", ".docker", ".azure", ".config/gcloud",
                        ".config/gh", ".password-store")  # fmt: skip
@@ -20,7 +20,7 @@ _SECRET_FILES = (".netrc", ".git-credentials", ".pgpass", ".npmrc", ".pypirc", "
                  ".vault-token", ".my.cnf")  # fmt: skip
 _MAX_ENTRIES = 2000
 _FRESH_SECONDS = 5.0
-_cache: dict[str, tuple[float, frozenset[tuple[int, int]]]] = {}
+_cache: dict[str, tuple[float, frozenset[tuple[int, int]], bool]] = {}
 _lock = threading.Lock()
 
 
@@ -36,37 +36,52 @@ def is_link_to_a_secret(path: str | os.stat_result, home: str) -> bool:
     return (status.st_dev, status.st_ino) in _secret_inodes(home)
 
 
+def secrets_have_other_names(home: str) -> bool:
+    """Whether any secret file of ``home`` has more than one name: only then can a file
+    elsewhere be one of them, and a search of many files (git's work tree) need look."""
+    return _listing(home)[1]
+
+
 def _secret_inodes(home: str) -> frozenset[tuple[int, int]]:
+    return _listing(home)[0]
+
+
+def _listing(home: str) -> tuple[frozenset[tuple[int, int]], bool]:
     now = time.monotonic()
     with _lock:
         cached = _cache.get(home)
         if cached is not None and now - cached[0] < _FRESH_SECONDS:
-            return cached[1]
-    inodes = frozenset(_listed(home))
-    with _lock:
-        _cache[home] = (now, inodes)
-    return inodes
-
-
-def _listed(home: str) -> set[tuple[int, int]]:
+            return cached[1], cached[2]
     inodes: set[tuple[int, int]] = set()
+    linked = _listed(home, inodes)
+    with _lock:
+        _cache[home] = (now, frozenset(inodes), linked)
+    return frozenset(inodes), linked
+
+
+def _listed(home: str, inodes: set[tuple[int, int]]) -> bool:
+    """Add the inodes of ``home``'s secret files to ``inodes``; whether one has other names
+    (or there were too many to list: then it may)."""
+    linked = False
     for name in _SECRET_FILES:
-        _add(os.path.join(home, name), inodes)
+        linked |= _add(os.path.join(home, name), inodes)
     seen = 0
     for directory in _SECRET_DIRECTORIES:
         for root, _dirs, files in os.walk(os.path.join(home, directory)):
             seen += len(files)
             if seen > _MAX_ENTRIES:
-                return inodes
+                return True
             for name in files:
-                _add(os.path.join(root, name), inodes)
-    return inodes
+                linked |= _add(os.path.join(root, name), inodes)
+    return linked
 
 
-def _add(path: str, inodes: set[tuple[int, int]]) -> None:
+def _add(path: str, inodes: set[tuple[int, int]]) -> bool:
     try:
         status = os.stat(path, follow_symlinks=False)
     except OSError:
-        return
-    if stat.S_ISREG(status.st_mode):
-        inodes.add((status.st_dev, status.st_ino))
+        return False
+    if not stat.S_ISREG(status.st_mode):
+        return False
+    inodes.add((status.st_dev, status.st_ino))
+    return status.st_nlink > 1

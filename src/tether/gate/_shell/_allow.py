@@ -35,6 +35,8 @@ from .._verdict import Verdict
 from ._budget import spend_entries
 from ._git_neutral import neutralised_words
 from ._git_secrets import history_refusal
+from ._git_worktree import work_tree_refusal
+from ._ignore_names import names_ignored_everywhere
 from ._options import Reading, read_arguments
 
 if TYPE_CHECKING:
@@ -82,6 +84,11 @@ class PathChecks:
         return home is not None and is_link_to_a_secret(status, home)
 
     @property
+    def home(self) -> str | None:
+        """The home whose secret files a hard link in the workspace may be another name of."""
+        return self._policy.home
+
+    @property
     def local(self) -> bool:
         """The files are on this machine (the policy resolves paths here)."""
         return self._policy.local
@@ -96,7 +103,8 @@ class PathChecks:
     ) -> str | None:
         """What makes a search of ``directory`` unprovable: a secret file or a symlink leading
         outside the workspace somewhere below it, or more entries than are worth walking.
-        ``skipped``: the search skips hidden entries and these (git-ignored) names. ``only``:
+        ``skipped``: the search skips hidden entries and these (git-ignored) names, a name
+        ending in ``/`` only as a directory (:mod:`._ignore_names`). ``only``:
         the search reads only files these globs match, so a secret file none of them can
         match is not read (a secret directory always counts). ``follows``: whether the search
         follows symlinks it meets (a symlink it does not follow leads nowhere)."""
@@ -120,7 +128,7 @@ class PathChecks:
             for entry in entries:
                 if skipped is not None and entry.name in _IGNORE_FILES and _whitelists(entry.path):
                     return self.secret_in_tree(directory, None, only, follows=follows)
-                if skipped is not None and (entry.name[:1] == "." or entry.name in skipped):
+                if skipped is not None and (entry.name[:1] == "." or _skips(entry, skipped)):
                     continue
                 if not follows and entry.is_symlink():
                     continue
@@ -142,6 +150,14 @@ class PathChecks:
 
 
 _IGNORE_FILES = frozenset({".ignore", ".rgignore", ".gitignore"})
+
+
+def _skips(entry: os.DirEntry[str], skipped: frozenset[str]) -> bool:
+    """Whether the search skips ``entry`` as ignored: its name is, or it is a directory (not a
+    symlink to one, which rg does not follow) and its name is a directory-only pattern."""
+    if entry.name in skipped:
+        return True
+    return entry.name + "/" in skipped and entry.is_dir(follow_symlinks=False)
 
 
 def _whitelists(path: str) -> bool:
@@ -411,7 +427,10 @@ class _Prover:
             raise _Refused(reading)
         self.files(name, reading)
         if name == "git":
-            refusal = history_refusal(args, self._paths.workspace, local=self._policy.local)
+            workspace, local = self._paths.workspace, self._policy.local
+            refusal = history_refusal(args, workspace, local=local) or work_tree_refusal(
+                args, workspace, self._policy.home, local=local
+            )
             if refusal is not None:
                 raise _Refused(refusal)
         self.reasons.append(f"{self.current}: read-only, every file inside the workspace")
@@ -457,22 +476,12 @@ class _Prover:
     # --- files --------------------------------------------------------------------------------
 
     def _ignored(self) -> frozenset[str]:
-        """Names the workspace's top ``.gitignore`` ignores at every depth, when it is a git
-        repository and nothing in it is re-included (rg reads ignore files only in one)."""
+        """Names the workspace's top ``.gitignore`` ignores at every depth (rg reads ignore
+        files only in a git repository; none on another host)."""
         workspace = self._paths.workspace
-        if workspace is None or not self._paths.local:  # another host's ignore files: none
+        if workspace is None or not self._paths.local:
             return frozenset()
-        if not os.path.isdir(os.path.join(workspace, ".git")):
-            return frozenset()
-        try:
-            with open(os.path.join(workspace, ".gitignore"), encoding="utf-8") as file:
-                lines = [line.strip() for line in file]
-        except (OSError, UnicodeDecodeError):
-            return frozenset()
-        if any(line.startswith("!") for line in lines):
-            return frozenset()
-        names = (line.rstrip("/") for line in lines if line and not line.startswith("#"))
-        return frozenset(n for n in names if n and not any(c in n for c in "/*?[\\ "))
+        return names_ignored_everywhere(workspace)
 
     def files(self, name: str, reading: Reading) -> None:
         for path, listing in [(p, False) for p in reading.files] + [

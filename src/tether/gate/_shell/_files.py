@@ -9,6 +9,7 @@ and the directory ``cd`` moves to.
 from __future__ import annotations
 
 import itertools
+import os
 import re
 from dataclasses import replace
 
@@ -37,17 +38,35 @@ def ssh_configs(values: Values) -> Values:
                  if value is not None and value.startswith("-F"))  # fmt: skip
 
 
-def _reads_trees(call: Call) -> bool:
+def _reads_trees(call: Call, paths: Paths) -> bool:
     """Commands that print or copy whole trees like the copiers: ``diff`` (``-rN`` prints every
-    file), ``git diff --no-index``, ``cmake -E copy_directory``."""
+    file), ``git diff --no-index`` — and ``git diff`` where git finds no repository, which is
+    ``--no-index`` without the word — ``cmake -E copy_directory``."""
     values = call.values
     if call.name == "diff":
         return True
     if call.name == "git":
-        return git_subcommand(values)[0] == "diff" and "--no-index" in values
+        return git_subcommand(values)[0] == "diff" and (
+            "--no-index" in values or _outside_a_repository(paths)
+        )
     return call.name == "cmake" and values[:1] == ("-E",) and (values[1:2] or ("",))[0] in (
         "copy_directory", "copy_directory_if_different"
     )  # fmt: skip
+
+
+def _outside_a_repository(paths: Paths) -> bool:
+    """No ``.git`` in the working directory or above it (git run as written looks up to ``/``);
+    unknown — another host, an unknown directory — counts as outside."""
+    if not paths.local or paths.cwd is None:
+        return True
+    current = paths.cwd
+    while True:
+        if os.path.lexists(os.path.join(current, ".git")):
+            return False
+        parent = os.path.dirname(current)
+        if parent == current:
+            return True
+        current = parent
 
 
 class FileRules:
@@ -76,7 +95,7 @@ class FileRules:
         values = ssh_configs(call.values) if call.name in SSH_CLIENTS else call.values
         if call.name == "git" and git_subcommand(values)[0] == "grep":
             return
-        copies = call.name in COPIERS or _reads_trees(call)
+        copies = call.name in COPIERS or _reads_trees(call, self.paths)
         for value in values:
             if value is None or value in targets:
                 continue

@@ -7,12 +7,14 @@ runs an allowed git command (regenerated from the proof, :mod:`._allow`) spells 
 
     GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null GIT_CEILING_DIRECTORIES=<workspace's parent>
     git -c core.fsmonitor= -c core.hooksPath=/dev/null -c diff.external= -c core.pager=cat
-        -c gpg.program=false -c safe.bareRepository=explicit <the proved arguments>
+        -c gpg.program=false -c safe.bareRepository=explicit -c submodule.recurse=false
+        -c diff.submodule=short <the proved arguments>
 
 so what runs is exactly what was proved plus these. ``GIT_CEILING_DIRECTORIES`` at the
 workspace's parent keeps git from finding a repository above the workspace (``HEAD:path`` of a
 monorepo would read outside it); ``safe.bareRepository=explicit`` keeps it from using a bare
-repository planted in the workspace.
+repository planted in the workspace. The last two keep a submodule's content out of what
+is printed: it is another repository, whose history no check has listed.
 """
 
 from __future__ import annotations
@@ -29,8 +31,11 @@ GIT_NEUTRAL_OPTIONS: tuple[str, ...] = (
     "-c", "core.pager=cat",
     "-c", "gpg.program=false",
     "-c", "safe.bareRepository=explicit",
+    "-c", "submodule.recurse=false",
+    "-c", "diff.submodule=short",
 )  # fmt: skip
-"""Inserted right after ``git``: the configuration keys that make git run a program, off."""
+"""Inserted right after ``git``: the configuration keys that make git run a program or read a
+submodule's content, off."""
 
 GIT_NEUTRAL_ENVIRONMENT: tuple[tuple[str, str], ...] = (
     ("GIT_CONFIG_NOSYSTEM", "1"),

@@ -12,7 +12,8 @@ One option means different things to different subcommands: ``-S`` is a search s
 - ``range``: ``log -L``'s ``START,END:FILE`` or ``:FUNC:FILE``, whose file git reads.
 
 Options missing from a table (``--show-signature``, ``--output``, ``--ext-diff``,
-``--textconv``, ``grep -O``, ``tag -v``, ``--no-index``, every option that writes) and GNU-style
+``--textconv``, ``grep -O``, ``tag -v``, ``--no-index``, ``grep --recurse-submodules``, every
+option that writes) and GNU-style
 abbreviations of long options are refusals, never guesses. :func:`read_git` says which files
 the command reads, or why it is not provably read-only.
 """
@@ -161,7 +162,7 @@ SPECS: dict[str, GitSpec] = {
         "--full-name -E --extended-regexp -G --basic-regexp -F --fixed-strings -P "
         "--perl-regexp -o --only-matching -q --quiet -z --null --no-color --break --heading "
         "-p --show-function -W --function-context --and --or --not ( ) --all-match --cached "
-        "--recurse-submodules -a --text --no-exclude-standard",
+        "-a --text --no-exclude-standard",
         {
             **_kinds("text", "-e"),
             **_kinds("file", "-f"),
@@ -232,6 +233,9 @@ SPECS: dict[str, GitSpec] = {
 }
 _NUMBERED = frozenset({"log", "show", "rev-list", "shortlog", "stash", "grep"})
 """``-20`` means ``-n 20`` (log) or ``-C 20`` (grep)."""
+_SUBMODULE_SUMMARIES = frozenset({"", "short", "log"})
+"""``--submodule`` values that name a submodule's commits, not print what they hold
+(``--submodule=diff`` prints the submodule's patches, from a repository no listing checked)."""
 _NAMED_FORMATS = _words("oneline short medium full fuller reference email raw mboxrd")
 
 
@@ -256,6 +260,8 @@ def _value_refusal(subcommand: str, option: str, kind: Kind, value: str) -> str 
         return f"{where}: {value!r} is not a number"
     if kind == "format" and _format_runs_gpg(value):
         return f"{where}: a %G placeholder verifies signatures (runs gpg)"
+    if option == "--submodule" and value not in _SUBMODULE_SUMMARIES:
+        return f"{where}={value}: prints a submodule's content, another repository's history"
     return None
 
 

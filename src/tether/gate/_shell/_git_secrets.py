@@ -17,6 +17,10 @@ blob those reached was judged then, under its first path); a repository
 that cannot be listed (git missing, too slow: :data:`LISTING_TIMEOUT`) counts as holding a
 secret, and so does one whose listing takes longer than :data:`LISTING_WAIT` — while it goes on
 in the background (the first history-reading commands in a huge repository need a person).
+The listing covers what the refs and reflogs reach, nothing else: an object named by its id
+that no ref reaches (a popped stash's commit, one ``git commit-tree`` made) or a pseudo-ref
+(``FETCH_HEAD``, ``ORIG_HEAD``, ...) may hold a secret it never saw, so a revision argument that
+reaches an object outside it is refused too (:func:`_unscanned_refusal`).
 Commands that print no content (``status``, ``log --oneline``, ``ls-files``, ...) are never
 refused; a log-like command is content unless every option it has is one that only
 selects or formats commits (:data:`_NO_CONTENT_OPTIONS`).
@@ -34,6 +38,7 @@ from typing import TypeAlias
 from .._secret_paths import CONDITIONAL_SECRET_NAMES, holds_credentials, secret_path_rule
 from ._budget import off_the_clock
 from ._git_neutral import GIT_NEUTRAL_ENVIRONMENT, GIT_NEUTRAL_OPTIONS
+from ._git_options import SPECS
 
 __all__ = ["LISTING_TIMEOUT", "LISTING_WAIT", "committed_secrets", "history_refusal"]
 
@@ -113,7 +118,7 @@ def history_refusal(args: Sequence[str], workspace: str | None, *, local: bool) 
         return "no workspace: the repository's history cannot be checked for secrets"
     found = committed_secrets(workspace)
     if not found:
-        return None
+        return _unscanned_refusal(subcommand, rest, workspace)
     if _unknown(found):
         return (
             f"the repository's history is not checked for committed secrets yet {found[0]}, "
@@ -304,6 +309,79 @@ def _list_secrets(workspace: str, previous: _Listing | None) -> _Listing:
     return _Listing((), tuple(sorted(found)), tips)
 
 
+REACHABILITY_TIMEOUT = 5.0
+"""Seconds the check that a command's revisions lie inside the listing may take (past them the
+command is refused)."""
+
+
+def _unscanned_refusal(subcommand: str, rest: Sequence[str], workspace: str) -> str | None:
+    """Why a revision argument of ``rest`` may reach objects the listing did not cover (it lists
+    what ``--all --reflog --indexed-objects`` reaches): git itself is asked which objects the
+    arguments reach that those do not (``rev-list --objects ARGS --not --all ...``; an argument
+    that is no revision, a path, is ignored as git ignores it). ``REV:PATH`` and ``REV^{...}``
+    are asked about as ``REV``: what a reachable commit holds is inside the listing."""
+    revisions = [
+        revision
+        for revision in map(_revision_part, _operands(subcommand, rest))
+        if revision is not None
+    ]
+    if not revisions or _git_dir(workspace) is None:  # no repository: git names nothing
+        return None
+    environment = {**os.environ, **dict(GIT_NEUTRAL_ENVIRONMENT)}
+    environment["GIT_CEILING_DIRECTORIES"] = os.path.dirname(os.path.normpath(workspace))
+    listed = ["--not", "--all", "--reflog", "--indexed-objects", "--not"]
+    arguments = ["rev-list", "--objects", "--ignore-missing", *listed, "--end-of-options"]
+    try:
+        with off_the_clock():
+            outside = _git(
+                workspace, environment, [*arguments, *revisions], b"", timeout=REACHABILITY_TIMEOUT
+            )
+    except _ListingFailed as failed:
+        shown = " ".join(revisions)
+        return f"cannot tell whether {shown} lies inside the checked history ({failed})"
+    if outside.strip():
+        return (
+            f"{' '.join(revisions)} reaches objects no ref or reflog does (an unreachable "
+            "commit, FETCH_HEAD, ...), whose history is not checked for secrets"
+        )
+    return None
+
+
+def _operands(subcommand: str, rest: Sequence[str]) -> list[str]:
+    """The words of ``rest`` before ``--`` that are neither options nor their values, as the
+    subcommand's table reads them (:data:`~._git_options.SPECS`), less ``grep``'s pattern:
+    revisions and paths (asking git about a path is harmless: it is no revision)."""
+    spec = SPECS.get(subcommand)
+    valued = spec.valued.keys() if spec is not None else frozenset()
+    operands: list[str] = []
+    patterns_given = False
+    words = iter(rest)
+    for arg in words:
+        if arg == "--":
+            break
+        if arg in ("-e", "-f"):
+            patterns_given = True
+        if arg in valued:
+            next(words, None)
+        elif not arg.startswith("-"):
+            operands.append(arg)
+    if subcommand == "grep" and not patterns_given:
+        return operands[1:]
+    return operands
+
+
+def _revision_part(operand: str) -> str | None:
+    """The revision ``operand`` names its objects through: ``REV`` of ``REV:PATH`` and of
+    ``REV^{tree}``; ``None`` for the index (``:PATH``, ``:0:PATH``) and ``:/TEXT`` (the newest
+    reachable commit whose message matches), which the listing covers."""
+    if operand.startswith(":"):
+        return None
+    revision = operand.partition(":")[0]
+    while revision.endswith("}") and "^{" in revision:
+        revision = revision[: revision.rindex("^{")]
+    return revision or None
+
+
 class _ListingFailed(Exception):
     pass
 
@@ -312,15 +390,22 @@ def _unknown(secrets: Sequence[str]) -> bool:
     return any(secret.startswith("(history ") for secret in secrets)
 
 
-def _git(workspace: str, environment: dict[str, str], args: list[str], stdin: bytes) -> bytes:
+def _git(
+    workspace: str,
+    environment: dict[str, str],
+    args: list[str],
+    stdin: bytes,
+    *,
+    timeout: float = LISTING_TIMEOUT,
+) -> bytes:
     try:
         done = subprocess.run(
             ["git", *GIT_NEUTRAL_OPTIONS, *args],
             cwd=workspace, env=environment, input=stdin, capture_output=True,
-            timeout=LISTING_TIMEOUT, check=False,
+            timeout=timeout, check=False,
         )  # fmt: skip
     except subprocess.TimeoutExpired:
-        raise _ListingFailed(f"not within {LISTING_TIMEOUT:g}s") from None
+        raise _ListingFailed(f"not within {timeout:g}s") from None
     except OSError as error:
         raise _ListingFailed(str(error.strerror or error)) from None
     if done.returncode != 0:
