@@ -8,7 +8,6 @@ and the directory ``cd`` moves to.
 
 from __future__ import annotations
 
-import itertools
 import os
 import re
 from dataclasses import replace
@@ -17,7 +16,8 @@ from .._verdict import Verdict
 from . import _rules as rules
 from ._allow import PathChecks
 from ._budget import bounded_glob
-from ._call import Call, Paths, Values, collapse, display, git_subcommand, has_glob
+from ._call import Call, Paths, collapse, display, git_subcommand, has_glob
+from ._config_files import SSH_CLIENTS, ssh_configs
 from ._parse import Command
 from ._words import COPIERS
 
@@ -25,17 +25,6 @@ __all__ = ["FileRules"]
 
 _MAX_GLOB_MATCHES = 64
 _EXTRACTORS = frozenset({"tar", "unzip"})
-
-
-SSH_CLIENTS = frozenset({"ssh"})
-"""Programs that use the keys they are given; of their arguments only a config is read."""
-
-
-def ssh_configs(values: Values) -> Values:
-    """The config files ``ssh -F FILE`` (``-FFILE``) reads."""
-    following = itertools.pairwise((*values, None))
-    return tuple(after if value == "-F" else (value or "")[2:] for value, after in following
-                 if value is not None and value.startswith("-F"))  # fmt: skip
 
 
 def _reads_trees(call: Call, paths: Paths) -> bool:

@@ -18,7 +18,7 @@ from typing import NamedTuple
 
 from . import _rules as rules
 from ._call import Call
-from ._config_files import config_files, config_options
+from ._config_files import CONFIG_READERS, SSH_CLIENTS, config_files, config_options
 from ._parse import Command, Word
 from ._program_kinds import STDIN_FILES
 from ._sed import sed_effects
@@ -103,14 +103,22 @@ class InputRules(WrapperRules):
         reads_a_file = fed_words(cmd) or any(r.operator == "<" for r in cmd.redirects)
         return Effect(call, "other" if reads_a_file else "relay")
 
+    def _given(self, name: str, words: tuple[Word, ...], cmd: Command) -> tuple[Word, ...]:
+        """``name``'s words with what it reads as words too: the options of a config the
+        script supplies (curl, ssh), and sqlite3's input, read as its arguments are."""
+        if name == "sqlite3":
+            return words + tuple(Word(text, text) for text in self._literal_input(cmd))
+        return self._configured(name, words, cmd) + words if name in CONFIG_READERS else words
+
     def _configured(self, name: str, words: tuple[Word, ...], cmd: Command) -> tuple[Word, ...]:
-        """The options a config the script supplies gives curl (``-K -`` it is fed,
-        ``-K <(echo ...)``), as words put before its own."""
+        """The options a config the script supplies gives curl or ssh (``-K -`` it is fed,
+        ``-F <(echo ...)``), as words put before its own."""
         texts: list[str] = []
+        ssh = name in SSH_CLIENTS  # ssh reads /dev/stdin, not "-", and closes other fds
         for file in config_files(name, [w.value for w in words]):
-            if file in STDIN_FILES:
+            if file in STDIN_FILES and not (ssh and file == "-"):
                 texts += self._literal_input(cmd)
-            elif file is None:  # -K <(echo ...)
+            elif file is None and not ssh:  # -K <(echo ...)
                 texts += [text for word in words for text in printed_by_substitution(word)]
         options = [option for text in texts for option in config_options(name, text)]
         return tuple(Word(option, option) for option in options)

@@ -30,9 +30,8 @@ from . import _rules as rules
 from ._allow import PathChecks
 from ._budget import check_size
 from ._call import Call, Paths, collapse, display, parse_options
-from ._config_files import CONFIG_READERS
+from ._config_files import SSH_CLIENTS
 from ._expand import Environment, brace_expand, expand_word
-from ._files import SSH_CLIENTS
 from ._heredoc import heredoc_disagreements
 from ._indirect import indirect_readings
 from ._input_walk import Effect, InputRules
@@ -271,9 +270,11 @@ class Walk(InputRules):
     def _unwrapped_call(
         self, name: str, words: tuple[Word, ...], cmd: Command, depth: int
     ) -> list[Effect]:
+        given = None
         while is_wrapper(name) or name in WRAPPER_OPTIONS:
-            if name == "sqlite3":  # its input is read as its arguments are
-                words += tuple(Word(text, text) for text in self._literal_input(cmd))
+            words, given = (
+                (self._given(name, words, cmd), name) if name != given else (words, given)
+            )
             if is_wrapper(name):
                 inner = self._program(name, words, depth)
                 if inner is None:
@@ -295,8 +296,7 @@ class Walk(InputRules):
                 return []
             else:
                 name, words = posixpath.basename(inner[0].value), inner[1:]
-        if name in CONFIG_READERS:
-            words = self._configured(name, words, cmd) + words
+        words = self._given(name, words, cmd) if name != given else words
         values = rules.canonical_options(name, tuple(w.value for w in words))
         call = Call(name, values, display(name, words), self.paths)
         if any(SECRET_VARIABLE.search(w.raw) for w in words):

@@ -123,15 +123,36 @@ def _parallel(values: Values) -> Unwrapped:
 
 
 def _tmux(values: Values) -> Unwrapped:
+    """tmux's commands, ``;`` between them: what ``new``, ``run`` and the like run, and the
+    lines ``send-keys`` types into a pane's shell (``Enter`` ends one)."""
     index = _skip(values, 0, _words("-L -S -f -c -T"), "LSfcT")
     if index >= len(values):
         return Unwrapped(None, (), "starts a terminal multiplexer")
-    subcommand = values[index]
-    after = _skip(values, index + 1, _words("-s -n -c -t -x -y -e -F -f -l -p -w"), "snctxyeFflpw")
-    if subcommand in ("run-shell", "run", "new-session", "new", "new-window", "neww",
-                      "split-window", "splitw", "respawn-pane", "respawnp"):  # fmt: skip
-        return Unwrapped(None, _joined(values, after), "runs a shell command in tmux")
-    return Unwrapped(None, (), f"tmux {subcommand}")
+    scripts: list[str] = []
+    typed: list[str] = []
+    commands: list[Values] = [()]
+    for value in values[index:]:
+        commands = [*commands, ()] if value == ";" else [*commands[:-1], (*commands[-1], value)]
+    for command in (c for c in commands if c):
+        subcommand = command[0]
+        after = _skip(command, 1, _words("-s -n -c -t -x -y -e -F -f -l -p -w -N"), "snctxyeFflpwN")
+        if subcommand in _TMUX_RUNS:
+            scripts += _joined(command, after)
+        elif subcommand in ("send-keys", "send") and None not in command:
+            after = _skip(command, 1, _words("-t -N -c"), "tNc")  # -l is a flag here
+            literal = "-l" in command[1:after]
+            typed += [key or "" if literal else _TMUX_KEYS.get(key or "", key or "")
+                      for key in command[after:]]  # fmt: skip
+    if typed:  # each argument typed as it is, none between, one send-keys after another
+        scripts.append("".join(typed))
+    why = "runs a shell command in tmux" if scripts else f"tmux {values[index]}"
+    return Unwrapped(None, tuple(scripts), why)
+
+
+_TMUX_RUNS = frozenset({"run-shell", "run", "new-session", "new", "new-window", "neww",
+                        "split-window", "splitw", "respawn-pane", "respawnp"})  # fmt: skip
+_TMUX_KEYS = {"Enter": "\n", "C-m": "\n", "KPEnter": "\n", "C-j": "\n", "Space": " ", "Tab": "\t"}
+"""Key names send-keys types as characters."""
 
 
 _SSH_COMMAND_OPTIONS = re.compile(
