@@ -49,8 +49,8 @@ def work_tree_refusal(
         return None
     if _may_read_plain_files(subcommand, words, workspace) and not _inside_a_work_tree(workspace):
         return (
-            f"not inside a git work tree: git {subcommand} reads the files themselves "
-            "(--no-index), every file under the directories it is given"
+            f"not inside a git work tree: git {subcommand} may read the files themselves "
+            "(as --no-index), every file under the directories it is given"
         )
     if home is None or not _reads_work_tree(subcommand, words):
         return None
@@ -60,9 +60,10 @@ def work_tree_refusal(
 
 
 def _may_read_plain_files(subcommand: str, rest: Sequence[str], workspace: str) -> bool:
-    """Whether, outside a repository, the command may read files: ``git grep``, and ``git diff``
-    naming two paths that exist (then it is ``--no-index``; otherwise git fails before reading
-    any: "Could not access", or its usage)."""
+    """Whether, outside a repository, the command may read files: ``git grep`` (it does where a
+    user's config sets ``grep.fallbackToNoIndex``), and ``git diff`` naming two paths that exist
+    (then it is ``--no-index``; otherwise git fails before reading any: "Could not access", or
+    its usage)."""
     if subcommand == "grep":
         return True
     if subcommand != "diff":
