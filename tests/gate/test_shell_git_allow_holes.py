@@ -103,6 +103,21 @@ def test_an_unreachable_stash_commit_is_not_allowed(
     assert_prints_and_is_not_allowed(command, repo, home, SECRET)
 
 
+@pytest.mark.parametrize(
+    "spelling",
+    ["git diff {sha}^3..HEAD", "git diff {short}^3..HEAD", "git diff ^{sha}^3 HEAD",
+     "git diff {sha}^3..", "git log -p {sha}^3^!"],
+)  # fmt: skip
+def test_the_left_end_of_a_range_is_checked_as_well(
+    popped: tuple[Path, str], home: Path, spelling: str
+) -> None:
+    """``git diff A..B`` prints A's tree too, which rev-list's ``B minus A`` leaves out (found by
+    the second review)."""
+    repo, stash = popped
+    command = spelling.format(sha=stash, short=stash[:10])
+    assert_prints_and_is_not_allowed(command, repo, home, SECRET)
+
+
 def test_a_commit_made_by_commit_tree_is_not_allowed(tmp_path: Path, home: Path) -> None:
     repo = new_repo(tmp_path / "repo")
     (repo / ".env").write_text(SECRET + "\n")
@@ -145,7 +160,7 @@ def fetched(tmp_path: Path, home: Path) -> Path:
 @pytest.mark.parametrize(
     "command",
     ["git log -p FETCH_HEAD", "git show FETCH_HEAD", "git grep API_KEY FETCH_HEAD",
-     "git diff HEAD FETCH_HEAD", "git log -p HEAD..FETCH_HEAD",
+     "git diff HEAD FETCH_HEAD", "git log -p HEAD..FETCH_HEAD", "git diff FETCH_HEAD..HEAD",
      "git grep API_KEY 'FETCH_HEAD^{tree}'"],
 )  # fmt: skip
 def test_fetch_head_is_not_allowed(fetched: Path, home: Path, command: str) -> None:

@@ -322,7 +322,8 @@ def _unscanned_refusal(subcommand: str, rest: Sequence[str], workspace: str) -> 
     are asked about as ``REV``: what a reachable commit holds is inside the listing."""
     revisions = [
         revision
-        for revision in map(_revision_part, _operands(subcommand, rest))
+        for operand in _operands(subcommand, rest)
+        for revision in map(_revision_part, _endpoints(operand))
         if revision is not None
     ]
     if not revisions or _git_dir(workspace) is None:  # no repository: git names nothing
@@ -368,6 +369,22 @@ def _operands(subcommand: str, rest: Sequence[str]) -> list[str]:
     if subcommand == "grep" and not patterns_given:
         return operands[1:]
     return operands
+
+
+def _endpoints(operand: str) -> list[str]:
+    """Every revision ``operand`` names, each as one whose objects may be printed: both ends of
+    ``A..B`` and ``A...B`` (``git diff A..B`` prints A's tree, which rev-list would subtract),
+    ``A`` of ``^A``, ``A^!``, ``A^@`` and ``A^-`` (an empty end is ``HEAD``)."""
+    if operand.startswith(":"):
+        return [operand]
+    revision = operand.removeprefix("^")
+    for suffix in ("^!", "^@", "^-"):
+        revision = revision.removesuffix(suffix)
+    for dots in ("...", ".."):
+        if dots in revision.partition(":")[0]:
+            left, _, right = revision.partition(dots)
+            return [left or "HEAD", right or "HEAD"]
+    return [revision]
 
 
 def _revision_part(operand: str) -> str | None:
