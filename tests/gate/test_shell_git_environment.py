@@ -8,7 +8,9 @@ happens there; then the same spelling must be denied."""
 from __future__ import annotations
 
 import shlex
+import shutil
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -68,6 +70,32 @@ def test_git_index_file_in_the_environment_writes_there(repository: Path, spelli
     written = next(home.iterdir())
     assert written.read_bytes().startswith(b"DIRC"), command  # git's index, in a startup file
     assert _decision(command, repository) == "deny", command
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["GIT_WORK_TREE=../other git log --oneline", "GIT_WORK_TREE=../other git status",
+     "GIT_DIR=../other/.git GIT_WORK_TREE=../other git log", "GIT_WORK_TREE=/root git status"],
+)  # fmt: skip
+def test_a_work_tree_git_only_reads_is_read_as_the_option_is(repository: Path, command: str):
+    """``GIT_WORK_TREE=DIR git status`` reads DIR, as ``git --work-tree=DIR status`` does: a
+    person's call, not a write (the second review found it denied)."""
+    assert _decision(command, repository) == "approve", command
+    option = command.replace("GIT_WORK_TREE=", "git --work-tree=").replace(" git ", " ", 1)
+    assert _decision(option, repository) == "approve", option
+
+
+def test_an_index_git_status_refreshes_is_still_a_write(repository: Path):
+    """``git status`` rewrites the index it refreshes, wherever ``GIT_INDEX_FILE`` puts it."""
+    index = repository.parent / "home" / "index"
+    shutil.copy(repository / ".git" / "index", index)
+    before = index.stat().st_mtime_ns
+    time.sleep(1.1)  # past the index's timestamp granularity
+    (repository / ".bashrc").touch()  # a changed stat: status refreshes the entry
+    run = f"GIT_INDEX_FILE={index} git status"
+    subprocess.run(["bash", "-c", run], cwd=repository, capture_output=True, check=False)
+    assert index.stat().st_mtime_ns != before, "git status did not rewrite the index"
+    assert _decision("GIT_INDEX_FILE=~/.bashrc git status", repository) == "deny"
 
 
 @pytest.mark.parametrize(

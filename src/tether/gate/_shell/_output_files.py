@@ -26,6 +26,7 @@ from ._path_rules import word_set
 from ._sqlite import sqlite_writes
 
 __all__ = [
+    "GIT_READS_ONLY",
     "KEY_MAKERS",
     "OUTPUT_WRITERS",
     "SPLIT",
@@ -258,7 +259,8 @@ def _gpg(values: Words) -> list[str | None]:
     return [w for w in written if w != "-"]
 
 
-_GIT_READS_ONLY = frozenset({"status", "diff", "log", "show", "ls-files", "grep", "blame"})
+GIT_READS_ONLY = frozenset({"status", "diff", "log", "show", "ls-files", "grep", "blame"})
+"""git subcommands that write nothing in the work tree (``--work-tree`` is only read)."""
 
 
 def _git_writes_elsewhere(options: Words, subcommand: str | None, rest: Words) -> list[str | None]:
@@ -269,7 +271,7 @@ def _git_writes_elsewhere(options: Words, subcommand: str | None, rest: Words) -
     written = _git_made(subcommand, rest)
     for value, following in itertools.pairwise((*options, None)):
         option, eq, attached = (value or "").partition("=")
-        if option == "--work-tree" and subcommand not in _GIT_READS_ONLY:
+        if option == "--work-tree" and subcommand not in GIT_READS_ONLY:
             written.append(attached if eq else following)
     for value, following in itertools.pairwise((*rest, None)):
         option, eq, attached = (value or "").partition("=")

@@ -29,14 +29,14 @@ from .._verdict import Verdict
 from . import _rules as rules
 from ._allow import PathChecks
 from ._budget import check_size
-from ._call import Call, Paths, collapse, display, parse_options
+from ._call import Call, Paths, collapse, display, git_subcommand, parse_options
 from ._config_files import SSH_CLIENTS
 from ._expand import Environment, brace_expand, expand_word
 from ._heredoc import heredoc_disagreements
 from ._indirect import indirect_readings
 from ._input_walk import Effect, InputRules
 from ._lex import as_bash_reads_it, differs_from_the_parser
-from ._output_files import KEY_MAKERS
+from ._output_files import GIT_READS_ONLY, KEY_MAKERS
 from ._parse import Command, Script, ShellParser, Word
 from ._program_kinds import (
     DECLARATIONS,
@@ -189,7 +189,7 @@ class Walk(InputRules):
             elif value is None:  # GIT_SSH_COMMAND=$X git fetch: what $X holds, unsplit
                 value = self._expanded_value(assignment.value)
             if value is not None:
-                self._assigned(name, value, depth, f"{name}=...")
+                self._assigned(name, value, depth, f"{name}=...", reads_only=self._reads_only(cmd))
             if value is not None and STORED_CODE.search(value):
                 self._evidence([value], depth, f"{name}=...: holds code bash may run later")
             if cmd.name is None and value is not None:
@@ -208,6 +208,12 @@ class Walk(InputRules):
                 self._approve(f"{name}: runs a program outside the system binary directories")
             name = posixpath.basename(name)
         return self._call(name, cmd.args, cmd, depth)
+
+    def _reads_only(self, cmd: Command) -> bool:
+        """``cmd`` is git with a subcommand that writes nothing in the work tree."""
+        values = tuple(w.value for w in cmd.args)
+        named = cmd.name is not None and cmd.name.value == "git"
+        return named and git_subcommand(values)[0] in GIT_READS_ONLY
 
     def _environment(self) -> Environment:
         paths = self.paths

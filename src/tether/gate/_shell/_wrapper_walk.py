@@ -139,11 +139,16 @@ class WrapperRules(FindRules):
             if eq:
                 self._assigned(variable, value, depth, f"{name} {variable}=...")
 
-    def _assigned(self, variable: str, value: str, depth: int, shown: str) -> None:
+    def _assigned(
+        self, variable: str, value: str, depth: int, shown: str, *, reads_only: bool = False
+    ) -> None:
         """A value ``variable`` is given, wherever (``NAME=value cmd``, ``export``, ``env``):
         judged as the command it stands for (:func:`environment_readings`), or as a write
-        where the variable names one (:data:`WRITTEN_ENV`: ``GIT_WORK_TREE=/root``)."""
-        if variable in WRITTEN_ENV:
+        where the variable names one (:data:`WRITTEN_ENV`: ``GIT_WORK_TREE=/root``) — unless
+        the one command it reaches writes nothing there (``reads_only``: ``GIT_WORK_TREE=..
+        git status``, as ``git --work-tree=.. status`` is read; ``git status`` still writes
+        the index, so ``GIT_INDEX_FILE`` counts)."""
+        if variable in WRITTEN_ENV and not (reads_only and variable == "GIT_WORK_TREE"):
             self._path(f"{shown} ({variable})", value, "write")
         if readings := environment_readings(variable, value):
             self._evidence(readings, depth, f"{shown}: a command some program may run")
