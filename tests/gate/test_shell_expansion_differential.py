@@ -70,6 +70,12 @@ PROBES: list[tuple[dict[str, str], str, str]] = [
     ({}, "$(echo -n a b)", "echo's words"),
     ({}, "\"$(printf 'a\\n\\n')\"", "trailing newlines removed"),
     ({}, "`printf /x`", "a backquoted substitution"),
+    ({"x": ".env"}, "${x/v/&}", "& in a replacement is the match (bash 5.2)"),
+    ({}, "$(printf -- %s .env)", "printf's -- ends its options"),
+    ({}, "$(printf %.4s .env.example)", "a precision cuts the argument"),
+    ({}, "$(printf %5s/ ab)", "a width pads it"),
+    ({}, "$(printf %b '.env\\c.example')", "\\c in %b ends the output"),
+    ({}, "$(echo -e '.env\\c.example')", "echo -e stops at \\c"),
 ]
 
 

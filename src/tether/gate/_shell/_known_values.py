@@ -24,7 +24,7 @@ __all__ = ["closing", "operated", "printed"]
 _OPERATOR = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)(%%|%|##|#|//|/#|/%|/|:-|-|:\+|\+|:)(.*)", re.S)
 _UNKNOWN = re.compile(r"[$`\\\"']")
 _SHELL_SYNTAX = re.compile(r"[$`;&|<>(){}*?\[\]~\\\n]")
-_DIRECTIVE = re.compile(r"%(%|[-+ #0]*\d*(?:\.\d+)?[sbdiqc])")
+_DIRECTIVE = re.compile(r"%(%|([-+ #0]*)(\d*)(?:\.(\d+))?[sbdiqc])")
 
 
 def _pattern(pattern: str) -> re.Pattern[str]:
@@ -67,9 +67,11 @@ def _replaced(value: str, operator: str, word: str) -> str:
     elif operator == "/%":
         regex = "(?:" + regex + ")$"
     count = 0 if operator == "//" else 1
-    return (
-        re.sub(regex, lambda _: replacement, value, count=count, flags=re.S) if pattern else value
-    )
+
+    def substituted(match: re.Match[str]) -> str:  # bash 5.2: & is the match, \& an ampersand
+        return re.sub(r"\\&|&", lambda m: match[0] if m[0] == "&" else "&", replacement)
+
+    return re.sub(regex, substituted, value, count=count, flags=re.S) if pattern else value
 
 
 def operated(body: str, lookup: Callable[[str], str | None]) -> str | None:
@@ -120,6 +122,9 @@ def _printf(words: list[str]) -> str:
     format used again while arguments are left."""
     if not words:
         return ""
+    words = words[1:] if words[:1] == ["--"] else words
+    if not words:
+        return ""
     form, args = decode_escapes(words[0]), list(words[1:])
     out: list[str] = []
     while True:
@@ -132,18 +137,30 @@ def _printf(words: list[str]) -> str:
                 continue
             argument = args[used] if used < len(args) else ""
             used += 1
-            kind = match.group(1)[-1]
-            out.append(
-                decode_escapes(argument)
-                if kind == "b"
-                else argument[:1]
-                if kind == "c"
-                else argument
-            )
+            text, stop = _formatted(match, argument)
+            out.append(text)
+            if stop:  # \c in a %b argument ends all output
+                return "".join(out)
         out.append(form[at:])
         args = args[used:]
         if not args or not used:
             return "".join(out)
+
+
+def _formatted(match: re.Match[str], argument: str) -> tuple[str, bool]:
+    r"""One directive's text, and whether it ends the output (``\c`` in a ``%b`` argument)."""
+    flags, width, precision = match.group(2) or "", match.group(3), match.group(4)
+    kind = match.group(1)[-1]
+    stop = kind == "b" and "\\c" in argument
+    if kind == "b":
+        argument = decode_escapes(argument.partition("\\c")[0])
+    elif kind == "c":
+        argument = argument[:1]
+    if precision is not None and kind in "sb":
+        argument = argument[: int(precision)]
+    if width:
+        argument = argument.ljust(int(width)) if "-" in flags else argument.rjust(int(width))
+    return argument, stop
 
 
 def printed(command: str) -> str | None:
@@ -163,4 +180,6 @@ def printed(command: str) -> str | None:
     while len(words) > 1 and re.fullmatch(r"-[neE]+", words[1]):
         flags += words.pop(1)
     text = " ".join(words[1:])
+    if "e" in flags and "\\c" in text:  # echo -e stops at \c, before its newline
+        return decode_escapes(text.partition("\\c")[0])
     return (decode_escapes(text) if "e" in flags else text).rstrip("\n")
