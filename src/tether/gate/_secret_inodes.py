@@ -18,7 +18,11 @@ _SECRET_DIRECTORIES = (".ssh", ".aws", ".gnupg", ".kube", ".docker", ".azure", "
                        ".config/gh", ".password-store")  # fmt: skip
 _SECRET_FILES = (".netrc", ".git-credentials", ".pgpass", ".npmrc", ".pypirc", ".env",
                  ".vault-token", ".my.cnf")  # fmt: skip
-_MAX_ENTRIES = 2000
+_MAX_ENTRIES = 10_000
+_NOT_SECRETS = frozenset({"cache", "http-cache", "logs"})
+"""Directories of caches and logs below the secret ones (``~/.kube/cache``, gcloud's logs),
+which hold thousands of files and no credential: left out of the listing, so they do not make
+it too long (and every search of git's work tree check for links)."""
 _FRESH_SECONDS = 5.0
 _cache: dict[str, tuple[float, frozenset[tuple[int, int]], bool]] = {}
 _lock = threading.Lock()
@@ -67,7 +71,8 @@ def _listed(home: str, inodes: set[tuple[int, int]]) -> bool:
         linked |= _add(os.path.join(home, name), inodes)
     seen = 0
     for directory in _SECRET_DIRECTORIES:
-        for root, _dirs, files in os.walk(os.path.join(home, directory)):
+        for root, dirs, files in os.walk(os.path.join(home, directory)):
+            dirs[:] = [d for d in dirs if d not in _NOT_SECRETS]
             seen += len(files)
             if seen > _MAX_ENTRIES:
                 return True

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import time
 from collections.abc import Sequence
 
 from .._secret_inodes import is_link_to_a_secret, secrets_have_other_names
@@ -30,6 +31,10 @@ MAX_TRACKED_FILES = 200_000
 """Tracked files past which the work tree is not checked for hard links to secrets (when one
 may exist, the command is refused)."""
 _GIT_TIMEOUT = 5.0
+_FRESH_SECONDS = 5.0
+_SCANS: dict[tuple[str, str], tuple[float, tuple[int, int] | None, str | None]] = {}
+"""The last scan of each work tree for links, by workspace and home: when, the index's stamp,
+the refusal."""
 
 
 def work_tree_refusal(
@@ -109,6 +114,28 @@ def _inside_a_work_tree(workspace: str) -> bool:
 
 
 def _hard_link_among_tracked(workspace: str, home: str) -> str | None:
+    """:func:`_scanned_for_links`, kept for a few seconds while the index is unchanged: the
+    home's secrets are listed as often (:mod:`.._secret_inodes`), and a large work tree costs
+    a ``stat`` a file."""
+    index = _stamp(os.path.join(workspace, ".git", "index"))
+    now = time.monotonic()
+    cached = _SCANS.get((workspace, home))
+    if cached is not None and now - cached[0] < _FRESH_SECONDS and cached[1] == index:
+        return cached[2]
+    refusal = _scanned_for_links(workspace, home)
+    _SCANS[(workspace, home)] = (now, index, refusal)
+    return refusal
+
+
+def _stamp(path: str) -> tuple[int, int] | None:
+    try:
+        status = os.stat(path)
+    except OSError:
+        return None
+    return status.st_mtime_ns, status.st_size
+
+
+def _scanned_for_links(workspace: str, home: str) -> str | None:
     """The refusal for a tracked file that is a hard link to a secret of ``home`` (or for a
     work tree whose files cannot be listed or are too many to check)."""
     done = _run_git(workspace, ["ls-files", "-z", "--cached"])
