@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from tether.agent import AgentContext, AgentLoopConfig, AgentTool, agent_loop
@@ -27,7 +27,7 @@ BASH = shutil.which("bash")
 PROGRAMS = ("ls", "cat", "wc", "head", "grep", "sort", "rm", "touch", "curl", "sh", "tail")
 _TWIN = """#!/bin/sh
 line=$(printf '%s\\037' "${0##*/}" "$@")
-printf '%s\\n' "$line" >> "$TWIN_LOG"
+printf '%s\\036' "$line" >> "$TWIN_LOG"
 """  # one write per run: the stages of a pipeline log at the same time
 
 
@@ -60,7 +60,7 @@ def run_with_twins(scratch: Path, script: str) -> list[tuple[str, ...]]:
         [BASH, "-c", script], cwd=scratch / "work", env=env, stdin=subprocess.DEVNULL,
         capture_output=True, timeout=20, check=False,
     )  # fmt: skip
-    lines = [line for line in log.read_bytes().decode().split("\n") if line]
+    lines = [line for line in log.read_bytes().decode().split("\036") if line]  # args hold \n
     return sorted(tuple(line.split("\037")[:-1]) for line in lines)
 
 
@@ -250,6 +250,7 @@ def scripts(draw: st.DrawFn) -> str:
     max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 @given(script=scripts())
+@example(script="ls src' ; ls ;  <<EOF\nrm -rf ~\nEOF\nls'")  # one argument holding newlines
 def test_bash_runs_exactly_the_commands_the_prover_saw(
     scratch: Path, policy: ShellPolicy, script: str
 ) -> None:
