@@ -30,6 +30,10 @@ _LITERAL = {
     "sed": ["sed -n 's/.*/{cmd}/e' a.txt"],
     "ed": ["ed -s a.txt <<< '!{cmd}'", "printf '1\\n!{cmd}\\n' | ed -s a.txt"],
     "tclsh": ["tclsh <<< 'exec {cmd}'"],
+    "vim": [
+        "vim -es -u NONE -S /dev/stdin +q <<< '!{cmd}'",
+        "printf ':!{cmd}\\n' | vim -es -u NONE -S /dev/stdin +q",
+    ],
 }
 
 

@@ -30,6 +30,9 @@ _FOUND = [
     ("find {home}/.ssh -type f | xargs {cmd}", "{cmd} {home}/.ssh/id_rsa"),
     ("find {home} -name 'id_r*' | xargs {cmd}", "{cmd} {home}/.ssh/id_rsa"),
     ("find . -name .env -print0 | xargs -0 {cmd}", "{cmd} ./.env"),
+    ("realpath {home} | xargs {cmd}", "{cmd} {home}"),
+    ("readlink -f {home}/.ssh/id_rsa | xargs {cmd}", "{cmd} {home}/.ssh/id_rsa"),
+    ("ls -d {home} | xargs {cmd}", "{cmd} {home}"),
 ]
 
 

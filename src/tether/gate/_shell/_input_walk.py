@@ -123,11 +123,28 @@ class InputRules(WrapperRules):
         options = [option for text in texts for option in config_options(name, text)]
         return tuple(Word(option, option) for option in options)
 
+    def _input_effect(self, call: Call, cmd: Command) -> Effect | None:
+        """:meth:`_input_role` as an effect, or the ``paths`` that ``realpath``, ``readlink
+        -f`` and ``ls -d`` of literal paths print (``realpath ~ | xargs rm -rf``)."""
+        values = call.values
+        operands = [v for v in values if v is not None and not v.startswith("-")]
+        canonical = call.name == "realpath" or (
+            call.name == "readlink"
+            and any(re.fullmatch(r"-[a-z]*[fem][a-z]*", v or "") for v in values)
+        )
+        listed = call.name == "ls" and any(
+            re.fullmatch(r"-[a-zA-Z]*d[a-zA-Z]*", v or "") for v in values
+        )
+        if (canonical or listed) and operands and None not in values:
+            return Effect(call, "paths", "\n".join(operands))
+        role = self._input_role(call, cmd)
+        return Effect(call, role) if role else None
+
     def _input_role(self, call: Call, cmd: Command) -> str | None:
         """The role of a program that runs what it reads, when it does: ``sed`` with an
         ``e`` command (its input lines are shell commands), ``tee >(sh)``, ``python3
         /dev/stdin``, and ``code-stdin`` for ``ed`` (its ``!CMD`` lines are judged), ``tclsh``
-        (its ``exec CMD``), ``make -f -`` and ``vim -S /dev/stdin``."""
+        (its ``exec CMD``), ``make -f -`` and ``vim -S /dev/stdin`` (its ``:!CMD`` lines)."""
         name, values = call.name, call.values
         scripts = read_sed_arguments(values).scripts if name == "sed" else ()
         if any(script is not None and sed_effects(script).runs_input for script in scripts):
@@ -139,11 +156,12 @@ class InputRules(WrapperRules):
         if name in ("ed", "ex") or rules.family(name) in _TCL:
             found = "ed" if name in ("ed", "ex") else "tcl"
             for text in self._literal_input(cmd):
-                commands = [line[1:] for line in text.splitlines() if line.startswith("!")]
-                commands = commands if found == "ed" else _TCL_EXEC.findall(text)
+                commands = _bang_commands(text) if found == "ed" else _TCL_EXEC.findall(text)
                 self._evidence(commands, 1, f"{call.display}: a command in its input")
             return "code-stdin" if found == "ed" or not values else None
         if name in ("make", "vim", "vi", "nvim", "ex") and any(v in STDIN_FILES for v in values):
+            for text in self._literal_input(cmd) if name != "make" else ():
+                self._evidence(_bang_commands(text), 1, f"{call.display}: a command it sources")
             return "code-stdin"
         return None
 
@@ -184,6 +202,12 @@ class InputRules(WrapperRules):
                 relayed = all(e.role == "relay" for stage in stages[:position] for e in stage)
                 if effect.role == "program-stdin" and relayed:  # cat | bash: the script's input
                     self._reads_input = True
+
+
+def _bang_commands(text: str) -> list[str]:
+    """The shell commands of ed's or vim's ``!CMD`` (``:!CMD``) lines in ``text``."""
+    lines = (line.lstrip(": \t") for line in text.splitlines())
+    return [line[1:] for line in lines if line.startswith("!")]
 
 
 def _runs_a_shell(word: Word) -> bool:

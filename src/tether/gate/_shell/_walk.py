@@ -537,8 +537,8 @@ class Walk(InputRules):
 
     def _effect(self, call: Call, cmd: Command) -> Effect:
         name, values = rules.family(call.name), call.values
-        if role := self._input_role(call, cmd):
-            return Effect(call, role)
+        if (effect := self._input_effect(call, cmd)) is not None:
+            return effect
         if name in INTERPRETERS:
             opts = parse_options(values, frozenset({"-W", "-X", "-Q", "-I", "-M", "-r"}))
             code = not opts.flags.isdisjoint({"-c", "-m", "-e", "-E", "-r", "--eval", "-p"})
