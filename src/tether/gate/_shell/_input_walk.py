@@ -32,6 +32,13 @@ _DONE = {"download": "downloaded", "decode": "decoded"}
 _RUNS_INPUT = ("program-stdin", "shell", "code-stdin")
 """The roles of a stage that runs what it reads (``code-stdin``: in a language not the
 shell's: ed's commands, a makefile, Tcl, vim's)."""
+_PRINTS_PATHS: dict[str, re.Pattern[str] | None] = {
+    "realpath": None,
+    "readlink": re.compile(r"-[a-z]*[fem][a-z]*"),
+    "ls": re.compile(r"-[a-zA-Z]*d[a-zA-Z]*"),
+}
+"""Programs that print literal paths they are given: realpath always, readlink with ``-f``,
+``-e`` or ``-m``, ls with ``-d``."""
 _TCL = frozenset({"tclsh", "wish", "expect"})
 _TCL_EXEC = re.compile(r"^\s*(?:exec|open\s+\|)\s*(.+)$", re.M)
 """Tcl's ``exec CMD ARGS`` (and ``open |CMD``) run a program: its words read as shell words."""
@@ -127,16 +134,12 @@ class InputRules(WrapperRules):
         """:meth:`_input_role` as an effect, or the ``paths`` that ``realpath``, ``readlink
         -f`` and ``ls -d`` of literal paths print (``realpath ~ | xargs rm -rf``)."""
         values = call.values
-        operands = [v for v in values if v is not None and not v.startswith("-")]
-        canonical = call.name == "realpath" or (
-            call.name == "readlink"
-            and any(re.fullmatch(r"-[a-z]*[fem][a-z]*", v or "") for v in values)
-        )
-        listed = call.name == "ls" and any(
-            re.fullmatch(r"-[a-zA-Z]*d[a-zA-Z]*", v or "") for v in values
-        )
-        if (canonical or listed) and operands and None not in values:
-            return Effect(call, "paths", "\n".join(operands))
+        if call.name in _PRINTS_PATHS and None not in values:
+            printing = _PRINTS_PATHS[call.name]  # the option that makes it print its operands
+            shown = printing is None or any(printing.fullmatch(v or "") for v in values)
+            operands = [v for v in values if v is not None and not v.startswith("-")]
+            if shown and operands:
+                return Effect(call, "paths", "\n".join(operands))
         role = self._input_role(call, cmd)
         return Effect(call, role) if role else None
 

@@ -135,8 +135,8 @@ def _tmux(values: Values) -> Unwrapped:
         commands = [*commands, ()] if value == ";" else [*commands[:-1], (*commands[-1], value)]
     for command in (c for c in commands if c):
         subcommand = command[0]
-        after = _skip(command, 1, _words("-s -n -c -t -x -y -e -F -f -l -p -w -N"), "snctxyeFflpwN")
         if subcommand in _TMUX_RUNS:
+            after = _skip(command, 1, _words("-s -n -c -t -x -y -e -F -f -l -p -w"), "snctxyeFflpw")
             scripts += _joined(command, after)
         elif subcommand in ("send-keys", "send") and None not in command:
             after = _skip(command, 1, _words("-t -N -c"), "tNc")  # -l is a flag here
