@@ -13,6 +13,8 @@ which tree-sitter agrees with bash: a text the deny rules can judge like any oth
 
 from __future__ import annotations
 
+import re
+
 from ._budget import MAX_DEPTH, TooComplex
 
 __all__ = ["as_bash_reads_it", "bash_commands", "differs_from_the_parser"]
@@ -20,6 +22,13 @@ __all__ = ["as_bash_reads_it", "bash_commands", "differs_from_the_parser"]
 _SEPARATORS = frozenset(";&|")
 _PARENTHESES = frozenset("()")
 _SAFE = frozenset(chr(c) for c in range(0x21, 0x7F)) - frozenset("#'\"\\`$;&|()<> ")
+_SAFE_RUN = re.compile("[" + re.escape("".join(sorted(_SAFE))) + "]+")  # taken whole, not by char
+
+
+def _end_of_plain(text: str, start: int) -> int:
+    """Where the run of plain word characters that starts at ``start`` ends."""
+    run = _SAFE_RUN.match(text, start)
+    return run.end() if run else start + 1
 
 
 def differs_from_the_parser(text: str) -> bool:
@@ -86,7 +95,14 @@ class _Lexer:
         text = self._text
         while self._index < len(text):
             char = text[self._index]
-            if char == "\\":
+            if char in _SAFE:  # most of a script: a run of plain word characters, taken whole
+                end = _end_of_plain(text, self._index)
+                self._append(text[self._index : end])
+                self._index = end
+            elif char in " \t":
+                self._end_word()
+                self._index += 1
+            elif char == "\\":
                 self._backslash()
             elif char == "'":
                 end = text.find("'", self._index + 1)
@@ -101,9 +117,6 @@ class _Lexer:
                 end = _closing_backquote(text, self._index + 1)
                 self._append("$(" + self._respelled(text[self._index + 1 : end]) + ")")
                 self._index = end + 1
-            elif char in " \t":
-                self._end_word()
-                self._index += 1
             elif char == "#" and self._word is None:
                 newline = text.find("\n", self._index)
                 self._index = len(text) if newline < 0 else newline
@@ -125,7 +138,7 @@ class _Lexer:
                 if char == "\n":
                     self._skip_heredoc_bodies()
             else:
-                self._append(char if char in _SAFE or char == "$" else "'" + char + "'")
+                self._append("$" if char == "$" else "'" + char + "'")
                 self._index += 1
         self._end_word()
 
