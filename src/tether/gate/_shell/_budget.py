@@ -23,6 +23,8 @@ from contextvars import ContextVar
 
 from tree_sitter import Node
 
+from ._pace import machine_pace
+
 __all__ = [
     "MAX_DEPTH",
     "Budget",
@@ -51,8 +53,10 @@ class TooComplex(Exception):
 
 
 class Budget:
+    """``seconds`` of the reference machine's work (:mod:`._pace`), and the counts."""
+
     def __init__(self, seconds: float = _SECONDS) -> None:
-        self.deadline = _clock() + seconds
+        self.deadline = _clock() + seconds * machine_pace()
         self.nodes = _NODES
         self.entries = _ENTRIES
 
@@ -85,8 +89,8 @@ _CURRENT: ContextVar[Budget | None] = ContextVar("tether_shell_budget", default=
 
 @contextlib.contextmanager
 def spending(seconds: float = _SECONDS) -> Iterator[Budget]:
-    """A fresh budget of ``seconds`` of CPU time, current for the ``with`` block (nested blocks
-    share the outer one)."""
+    """A fresh budget of ``seconds`` of CPU time (the reference machine's), current for the
+    ``with`` block (nested blocks share the outer one)."""
     outer = _CURRENT.get()
     if outer is not None:
         yield outer
