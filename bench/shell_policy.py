@@ -37,6 +37,15 @@ from shell_corpus import CORPUS  # noqa: E402
 from tether.gate import PathPolicy, ShellPolicy  # noqa: E402
 
 
+def _pace() -> str:
+    """This machine's pace against the one the budget was set on (commits before it: none)."""
+    try:
+        from tether.gate._shell._pace import machine_pace
+    except ImportError:
+        return "no pace (the budget counts this machine's milliseconds)"
+    return f"pace {machine_pace():.2f} (the budget's 40 ms last {40 * machine_pace():.0f} ms here)"
+
+
 def _percentile(values: list[float], fraction: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
@@ -83,7 +92,7 @@ def main() -> None:
         "# Shell policy: classify time (BENCH.md item 17)",
         "",
         f"Python {platform.python_version()}, {platform.machine()}, {os.cpu_count()} cores, "
-        f"load average {os.getloadavg()[0]:.1f} at the end, repeat {options.repeat}; "
+        f"load average {os.getloadavg()[0]:.1f} at the end, repeat {options.repeat}, {_pace()}; "
         "goal p99 ≤ 5 ms, max ≤ 100 ms.",
         "",
         "The CPU columns take each command's least CPU time over the repeats (what it costs, "
